@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers for the provider side of genirq (rust/kernel/irq/{chip,data,domain}.rs): the static
+ * inlines of irq.h, irqdesc.h, irqdomain.h and chained_irq.h.
+ */
+
+#include <linux/irq.h>
+#include <linux/irqchip/chained_irq.h>
+#include <linux/irqdesc.h>
+#include <linux/irqdomain.h>
+#include <linux/msi.h>
+
+__rust_helper u32 rust_helper_irqd_get_trigger_type(struct irq_data *d)
+{
+	return irqd_get_trigger_type(d);
+}
+
+__rust_helper bool rust_helper_irqd_irq_masked(struct irq_data *d)
+{
+	return irqd_irq_masked(d);
+}
+
+__rust_helper bool rust_helper_irqd_irq_disabled(struct irq_data *d)
+{
+	return irqd_irq_disabled(d);
+}
+
+__rust_helper const struct cpumask *rust_helper_irq_data_get_affinity_mask(struct irq_data *d)
+{
+	return irq_data_get_affinity_mask(d);
+}
+
+__rust_helper void rust_helper_irq_data_update_effective_affinity(struct irq_data *d,
+								   const struct cpumask *m)
+{
+	irq_data_update_effective_affinity(d, m);
+}
+
+__rust_helper void rust_helper_irq_set_handler_locked(struct irq_data *d,
+						      irq_flow_handler_t handler)
+{
+	irq_set_handler_locked(d, handler);
+}
+
+__rust_helper struct irq_data *rust_helper_irq_desc_get_irq_data(struct irq_desc *desc)
+{
+	return irq_desc_get_irq_data(desc);
+}
+
+__rust_helper struct irq_chip *rust_helper_irq_desc_get_chip(struct irq_desc *desc)
+{
+	return irq_desc_get_chip(desc);
+}
+
+__rust_helper void *rust_helper_irq_desc_get_handler_data(struct irq_desc *desc)
+{
+	return irq_desc_get_handler_data(desc);
+}
+
+__rust_helper void rust_helper_chained_irq_enter(struct irq_chip *chip, struct irq_desc *desc)
+{
+	chained_irq_enter(chip, desc);
+}
+
+__rust_helper void rust_helper_chained_irq_exit(struct irq_chip *chip, struct irq_desc *desc)
+{
+	chained_irq_exit(chip, desc);
+}
+
+__rust_helper struct fwnode_handle *rust_helper_irq_domain_alloc_named_fwnode(const char *name)
+{
+	return irq_domain_alloc_named_fwnode(name);
+}
+
+__rust_helper unsigned int rust_helper_irq_create_mapping(struct irq_domain *domain,
+							  irq_hw_number_t hwirq)
+{
+	return irq_create_mapping(domain, hwirq);
+}
+
+__rust_helper unsigned int rust_helper_irq_find_mapping(struct irq_domain *domain,
+							irq_hw_number_t hwirq)
+{
+	return irq_find_mapping(domain, hwirq);
+}
+
+__rust_helper void rust_helper_msi_msg_set(struct msi_msg *msg, u32 address_lo, u32 address_hi,
+					   u32 data)
+{
+	msg->address_lo = address_lo;
+	msg->address_hi = address_hi;
+	msg->data = data;
+}

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Interrupt controller chips: the provider side of genirq.
+//!
+//! An interrupt controller driver describes its hardware operations (mask, unmask, ack, EOI, ...)
+//! by implementing [`Chip`]. [`ChipVtable`] turns an implementation into a constant,
+//! `IRQCHIP_IMMUTABLE` `struct irq_chip` that a [`Domain`](super::Domain) installs on the
+//! interrupts it maps.
+//!
+//! C header: [`include/linux/irq.h`](srctree/include/linux/irq.h)
+
+use core::marker::PhantomData;
+
+use crate::{
+    cpu::CpuId,
+    cpumask::Cpumask,
+    error::{
+        from_result,
+        VTABLE_DEFAULT_ERROR, //
+    },
+    irq::data::{
+        IrqData,
+        TriggerType, //
+    },
+    prelude::*, //
+};
+
+/// Flags of an interrupt chip (`IRQCHIP_*`).
+///
+/// [`ChipVtable`] always adds [`ChipFlags::IMMUTABLE`]: Rust chips are constant tables that
+/// genirq never modifies.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ChipFlags(c_ulong);
+
+impl ChipFlags {
+    /// No flags.
+    pub const NONE: Self = Self(0);
+    /// Mask the interrupt before calling `set_type`.
+    pub const SET_TYPE_MASKED: Self = Self::new(bindings::IRQCHIP_SET_TYPE_MASKED);
+    /// Only issue `eoi` when the interrupt was handled.
+    pub const EOI_IF_HANDLED: Self = Self::new(bindings::IRQCHIP_EOI_IF_HANDLED);
+    /// Mask non-wake interrupts in the suspend path.
+    pub const MASK_ON_SUSPEND: Self = Self::new(bindings::IRQCHIP_MASK_ON_SUSPEND);
+    /// Call the CPU online/offline callbacks even for disabled interrupts.
+    pub const ONOFFLINE_ENABLED: Self = Self::new(bindings::IRQCHIP_ONOFFLINE_ENABLED);
+    /// The chip does not need `set_wake`.
+    pub const SKIP_SET_WAKE: Self = Self::new(bindings::IRQCHIP_SKIP_SET_WAKE);
+    /// One-shot does not require masking with this chip.
+    pub const ONESHOT_SAFE: Self = Self::new(bindings::IRQCHIP_ONESHOT_SAFE);
+    /// The chip requires `eoi` on unmask in threaded mode.
+    pub const EOI_THREADED: Self = Self::new(bindings::IRQCHIP_EOI_THREADED);
+    /// The chip can provide level-triggered MSIs.
+    pub const SUPPORTS_LEVEL_MSI: Self = Self::new(bindings::IRQCHIP_SUPPORTS_LEVEL_MSI);
+    /// The chip can deliver NMIs.
+    pub const SUPPORTS_NMI: Self = Self::new(bindings::IRQCHIP_SUPPORTS_NMI);
+    /// Invoke `enable` on wake-up interrupts in the suspend path.
+    pub const ENABLE_WAKEUP_ON_SUSPEND: Self =
+        Self::new(bindings::IRQCHIP_ENABLE_WAKEUP_ON_SUSPEND);
+    /// Set the affinity before the interrupt is started up.
+    pub const AFFINITY_PRE_STARTUP: Self = Self::new(bindings::IRQCHIP_AFFINITY_PRE_STARTUP);
+    /// The chip is immutable.
+    pub const IMMUTABLE: Self = Self::new(bindings::IRQCHIP_IMMUTABLE);
+    /// Affinity changes are deferred to the next interrupt.
+    pub const MOVE_DEFERRED: Self = Self::new(bindings::IRQCHIP_MOVE_DEFERRED);
+
+    const fn new(value: u32) -> Self {
+        // `IRQCHIP_*` are bits 0..=12 of an `unsigned long`.
+        Self(value as c_ulong)
+    }
+
+    /// Returns the union of `self` and `other`, usable in constant expressions.
+    pub const fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    /// Returns whether all flags of `other` are set in `self`.
+    pub const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Returns the raw `IRQCHIP_*` value.
+    pub const fn as_raw(self) -> c_ulong {
+        self.0
+    }
+}
+
+impl core::ops::BitOr for ChipFlags {
+    type Output = Self;
+
+    fn bitor(self, rhs: Self) -> Self {
+        self.union(rhs)
+    }
+}
+
+/// The result of a successful [`Chip::set_affinity`] (`IRQ_SET_MASK_OK*`).
+#[repr(u32)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SetAffinity {
+    /// The affinity was set; the core copies the mask into the descriptor.
+    Ok = bindings::IRQ_SET_MASK_OK,
+    /// The affinity was set; the chip already updated the descriptor's mask.
+    NoCopy = bindings::IRQ_SET_MASK_OK_NOCOPY,
+    /// The affinity was set and nothing further down the hierarchy needs updating.
+    Done = bindings::IRQ_SET_MASK_OK_DONE,
+}
+
+/// Interrupt line state a chip can read or write (`enum irqchip_irq_state`).
+#[repr(u32)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ChipState {
+    /// The interrupt is pending.
+    Pending = bindings::irqchip_irq_state_IRQCHIP_STATE_PENDING,
+    /// The interrupt is active (in service).
+    Active = bindings::irqchip_irq_state_IRQCHIP_STATE_ACTIVE,
+    /// The interrupt is masked.
+    Masked = bindings::irqchip_irq_state_IRQCHIP_STATE_MASKED,
+    /// The interrupt line is asserted.
+    LineLevel = bindings::irqchip_irq_state_IRQCHIP_STATE_LINE_LEVEL,
+}
+
+impl TryFrom<u32> for ChipState {
+    type Error = Error;
+
+    fn try_from(raw: u32) -> Result<Self> {
+        Ok(match raw {
+            bindings::irqchip_irq_state_IRQCHIP_STATE_PENDING => Self::Pending,
+            bindings::irqchip_irq_state_IRQCHIP_STATE_ACTIVE => Self::Active,
+            bindings::irqchip_irq_state_IRQCHIP_STATE_MASKED => Self::Masked,
+            bindings::irqchip_irq_state_IRQCHIP_STATE_LINE_LEVEL => Self::LineLevel,
+            _ => return Err(EINVAL),
+        })
+    }
+}
+
+/// A message that a device writes to signal an MSI (`struct msi_msg`).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub struct MsiMsg {
+    /// Low 32 bits of the message address.
+    pub address_lo: u32,
+    /// High 32 bits of the message address.
+    pub address_hi: u32,
+    /// The message data.
+    pub data: u32,
+}
+
+/// The hardware operations of an interrupt controller (`struct irq_chip`).
+///
+/// Implement it on a marker type; [`ChipVtable`] builds the constant `struct irq_chip`. Each
+/// callback receives the chip data, [`Chip::Data`], which the [`Domain`](super::Domain) that
+/// installed the chip owns and which outlives every interrupt the chip is installed on, and the
+/// [`IrqData`] of the interrupt.
+///
+/// # Context
+///
+/// Unless stated otherwise the callbacks run with the descriptor's raw spinlock (`desc->lock`)
+/// held and interrupts disabled, in hard IRQ context or in the thread that changes the line's
+/// state: they must not sleep or allocate with `GFP_KERNEL`.
+///
+/// C header: [`include/linux/irq.h`](srctree/include/linux/irq.h) (`struct irq_chip`).
+#[vtable]
+pub trait Chip {
+    /// The chip data (`irq_data->chip_data`).
+    type Data: Sync;
+
+    /// The name shown in `/proc/interrupts` and debugfs.
+    const NAME: &'static CStr;
+
+    /// `IRQCHIP_*` flags; [`ChipFlags::IMMUTABLE`] is always added.
+    const FLAGS: ChipFlags = ChipFlags::NONE;
+
+    /// Starts up the interrupt (`irq_startup`); defaults to `enable` in the core.
+    ///
+    /// Returns a value passed back to the caller of `irq_startup()`, normally 0.
+    fn startup(_data: &Self::Data, _irqd: &IrqData) -> u32 {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Shuts down the interrupt (`irq_shutdown`); defaults to `disable` in the core.
+    fn shutdown(_data: &Self::Data, _irqd: &IrqData) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Enables the interrupt (`irq_enable`); defaults to `unmask` in the core.
+    fn enable(_data: &Self::Data, _irqd: &IrqData) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Disables the interrupt (`irq_disable`).
+    fn disable(_data: &Self::Data, _irqd: &IrqData) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Acknowledges the start of a new interrupt (`irq_ack`).
+    fn ack(_data: &Self::Data, _irqd: &IrqData) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Masks the interrupt source (`irq_mask`).
+    fn mask(_data: &Self::Data, _irqd: &IrqData) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Acknowledges and masks the interrupt source in one operation (`irq_mask_ack`).
+    fn mask_ack(_data: &Self::Data, _irqd: &IrqData) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Unmasks the interrupt source (`irq_unmask`).
+    fn unmask(_data: &Self::Data, _irqd: &IrqData) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Signals the end of interrupt to the controller (`irq_eoi`).
+    fn eoi(_data: &Self::Data, _irqd: &IrqData) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Sets the CPU affinity (`irq_set_affinity`); `force` skips the online-CPU check.
+    fn set_affinity(
+        _data: &Self::Data,
+        _irqd: &IrqData,
+        _mask: &Cpumask,
+        _force: bool,
+    ) -> Result<SetAffinity> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Resends the interrupt to the CPU (`irq_retrigger`). Returns whether it was resent.
+    fn retrigger(_data: &Self::Data, _irqd: &IrqData) -> bool {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Sets the trigger type (`irq_set_type`).
+    ///
+    /// A raw type that is not a [`TriggerType`] is refused with `EINVAL` before this is called.
+    fn set_type(_data: &Self::Data, _irqd: &IrqData, _ty: TriggerType) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Enables or disables power-management wake-on of the interrupt (`irq_set_wake`).
+    fn set_wake(_data: &Self::Data, _irqd: &IrqData, _on: bool) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Reads a state bit of the interrupt (`irq_get_irqchip_state`).
+    fn get_irqchip_state(_data: &Self::Data, _irqd: &IrqData, _which: ChipState) -> Result<bool> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Writes a state bit of the interrupt (`irq_set_irqchip_state`).
+    fn set_irqchip_state(
+        _data: &Self::Data,
+        _irqd: &IrqData,
+        _which: ChipState,
+        _state: bool,
+    ) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Composes the MSI message of the interrupt (`irq_compose_msi_msg`).
+    fn compose_msi_msg(_data: &Self::Data, _irqd: &IrqData, _msg: &mut MsiMsg) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Sends an IPI to one CPU (`ipi_send_single`).
+    fn ipi_send_single(_data: &Self::Data, _irqd: &IrqData, _cpu: CpuId) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Sends an IPI to the CPUs of a mask (`ipi_send_mask`).
+    fn ipi_send_mask(_data: &Self::Data, _irqd: &IrqData, _mask: &Cpumask) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+}
+
+/// The constant `struct irq_chip` of a [`Chip`] implementation.
+pub struct ChipVtable<T: Chip>(PhantomData<T>);
+
+/// Recovers the chip data and [`IrqData`] of a callback.
+///
+/// # Safety
+///
+/// `irqd` must be a valid `irq_data` for the duration of `'a` whose `chip_data` points to a
+/// valid `T::Data`, as [`ChipVtable`]'s installers guarantee.
+unsafe fn callback_args<'a, T: Chip>(irqd: *mut bindings::irq_data) -> (&'a T::Data, &'a IrqData) {
+    // SAFETY: Per the function's safety requirements `irqd` is valid for `'a`.
+    let d = unsafe { IrqData::from_raw(irqd) };
+    // SAFETY: Per the function's safety requirements `chip_data` points to a valid `T::Data`
+    // that outlives the interrupt, hence `'a`.
+    let data = unsafe { &*(*irqd).chip_data.cast::<T::Data>() };
+    (data, d)
+}
+
+impl<T: Chip> ChipVtable<T> {
+    unsafe extern "C" fn startup(irqd: *mut bindings::irq_data) -> c_uint {
+        // SAFETY: genirq calls chip callbacks with a valid `irq_data` of an interrupt this chip
+        // is installed on, whose `chip_data` is a `T::Data` (see `ChipVtable`).
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        T::startup(data, d)
+    }
+
+    unsafe extern "C" fn shutdown(irqd: *mut bindings::irq_data) {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        T::shutdown(data, d)
+    }
+
+    unsafe extern "C" fn enable(irqd: *mut bindings::irq_data) {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        T::enable(data, d)
+    }
+
+    unsafe extern "C" fn disable(irqd: *mut bindings::irq_data) {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        T::disable(data, d)
+    }
+
+    unsafe extern "C" fn ack(irqd: *mut bindings::irq_data) {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        T::ack(data, d)
+    }
+
+    unsafe extern "C" fn mask(irqd: *mut bindings::irq_data) {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        T::mask(data, d)
+    }
+
+    unsafe extern "C" fn mask_ack(irqd: *mut bindings::irq_data) {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        T::mask_ack(data, d)
+    }
+
+    unsafe extern "C" fn unmask(irqd: *mut bindings::irq_data) {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        T::unmask(data, d)
+    }
+
+    unsafe extern "C" fn eoi(irqd: *mut bindings::irq_data) {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        T::eoi(data, d)
+    }
+
+    unsafe extern "C" fn set_affinity(
+        irqd: *mut bindings::irq_data,
+        mask: *const bindings::cpumask,
+        force: bool,
+    ) -> c_int {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        // SAFETY: genirq passes a valid cpumask for the duration of the call.
+        let mask = unsafe { Cpumask::from_raw(mask) };
+        from_result(|| Ok(T::set_affinity(data, d, mask, force)? as c_int))
+    }
+
+    unsafe extern "C" fn retrigger(irqd: *mut bindings::irq_data) -> c_int {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        c_int::from(T::retrigger(data, d))
+    }
+
+    unsafe extern "C" fn set_type(irqd: *mut bindings::irq_data, ty: c_uint) -> c_int {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        from_result(|| {
+            T::set_type(data, d, TriggerType::try_from(ty)?)?;
+            Ok(bindings::IRQ_SET_MASK_OK as c_int)
+        })
+    }
+
+    unsafe extern "C" fn set_wake(irqd: *mut bindings::irq_data, on: c_uint) -> c_int {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        from_result(|| {
+            T::set_wake(data, d, on != 0)?;
+            Ok(0)
+        })
+    }
+
+    unsafe extern "C" fn get_irqchip_state(
+        irqd: *mut bindings::irq_data,
+        which: bindings::irqchip_irq_state,
+        state: *mut bool,
+    ) -> c_int {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        from_result(|| {
+            let value = T::get_irqchip_state(data, d, ChipState::try_from(which)?)?;
+            // SAFETY: genirq passes a valid pointer to write the state to.
+            unsafe { *state = value };
+            Ok(0)
+        })
+    }
+
+    unsafe extern "C" fn set_irqchip_state(
+        irqd: *mut bindings::irq_data,
+        which: bindings::irqchip_irq_state,
+        state: bool,
+    ) -> c_int {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        from_result(|| {
+            T::set_irqchip_state(data, d, ChipState::try_from(which)?, state)?;
+            Ok(0)
+        })
+    }
+
+    unsafe extern "C" fn compose_msi_msg(irqd: *mut bindings::irq_data, msg: *mut bindings::msi_msg) {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let mut m = MsiMsg::default();
+        T::compose_msi_msg(data, d, &mut m);
+        // SAFETY: genirq passes a valid, writable `msi_msg`.
+        unsafe { bindings::msi_msg_set(msg, m.address_lo, m.address_hi, m.data) };
+    }
+
+    unsafe extern "C" fn ipi_send_single(irqd: *mut bindings::irq_data, cpu: c_uint) {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        if let Some(cpu) = CpuId::from_u32(cpu) {
+            T::ipi_send_single(data, d, cpu)
+        }
+    }
+
+    unsafe extern "C" fn ipi_send_mask(irqd: *mut bindings::irq_data, mask: *const bindings::cpumask) {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        // SAFETY: genirq passes a valid cpumask for the duration of the call.
+        T::ipi_send_mask(data, d, unsafe { Cpumask::from_raw(mask) })
+    }
+
+    const VTABLE: bindings::irq_chip = bindings::irq_chip {
+        name: T::NAME.as_ptr().cast(),
+        irq_startup: if T::HAS_STARTUP { Some(Self::startup) } else { None },
+        irq_shutdown: if T::HAS_SHUTDOWN { Some(Self::shutdown) } else { None },
+        irq_enable: if T::HAS_ENABLE { Some(Self::enable) } else { None },
+        irq_disable: if T::HAS_DISABLE { Some(Self::disable) } else { None },
+        irq_ack: if T::HAS_ACK { Some(Self::ack) } else { None },
+        irq_mask: if T::HAS_MASK { Some(Self::mask) } else { None },
+        irq_mask_ack: if T::HAS_MASK_ACK { Some(Self::mask_ack) } else { None },
+        irq_unmask: if T::HAS_UNMASK { Some(Self::unmask) } else { None },
+        irq_eoi: if T::HAS_EOI { Some(Self::eoi) } else { None },
+        irq_set_affinity: if T::HAS_SET_AFFINITY {
+            Some(Self::set_affinity)
+        } else {
+            None
+        },
+        irq_retrigger: if T::HAS_RETRIGGER { Some(Self::retrigger) } else { None },
+        irq_set_type: if T::HAS_SET_TYPE { Some(Self::set_type) } else { None },
+        irq_set_wake: if T::HAS_SET_WAKE { Some(Self::set_wake) } else { None },
+        irq_get_irqchip_state: if T::HAS_GET_IRQCHIP_STATE {
+            Some(Self::get_irqchip_state)
+        } else {
+            None
+        },
+        irq_set_irqchip_state: if T::HAS_SET_IRQCHIP_STATE {
+            Some(Self::set_irqchip_state)
+        } else {
+            None
+        },
+        irq_compose_msi_msg: if T::HAS_COMPOSE_MSI_MSG {
+            Some(Self::compose_msi_msg)
+        } else {
+            None
+        },
+        ipi_send_single: if T::HAS_IPI_SEND_SINGLE {
+            Some(Self::ipi_send_single)
+        } else {
+            None
+        },
+        ipi_send_mask: if T::HAS_IPI_SEND_MASK {
+            Some(Self::ipi_send_mask)
+        } else {
+            None
+        },
+        flags: T::FLAGS.union(ChipFlags::IMMUTABLE).as_raw(),
+        ..pin_init::zeroed()
+    };
+
+    /// Returns the constant `struct irq_chip` of `T`.
+    pub const fn build() -> &'static bindings::irq_chip {
+        &Self::VTABLE
+    }
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check kunit.py's JSON result against the list of suites that must have run and passed.
+
+kunit.py already fails on a failed test; this also fails on a suite that is missing (not
+built, or lost to a crash) or that has skipped or failed cases, and prints one line per
+expected suite.
+"""
+import json
+import sys
+
+
+def walk(node, out):
+    for sub in node.get("sub_groups", []):
+        out[sub["name"]] = sub
+        walk(sub, out)
+
+
+def main():
+    json_path, suites_path = sys.argv[1], sys.argv[2]
+    try:
+        with open(json_path) as f:
+            result = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"check-kunit: no usable result {json_path}: {e}")
+        return 1
+    suites = {}
+    walk(result["tests"] if "tests" in result else result, suites)
+    if not suites:
+        for t in result.get("tests", []):
+            suites[t["name"]] = t
+    expected = [l.split("#")[0].strip() for l in open(suites_path)]
+    expected = [e for e in expected if e]
+    bad = 0
+    for name in expected:
+        s = suites.get(name)
+        if s is None:
+            print(f"check-kunit: {name}: MISSING")
+            bad += 1
+            continue
+        cases = s.get("test_cases", [])
+        passed = sum(1 for c in cases if c.get("status") == "PASS")
+        other = [(c["name"], c.get("status")) for c in cases if c.get("status") != "PASS"]
+        ok = s.get("status") == "PASS" and not other and passed > 0
+        print(f"check-kunit: {name}: {passed} passed, {len(other)} not passed"
+              + ("" if ok else f"  {other[:5]}"))
+        bad += 0 if ok else 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
