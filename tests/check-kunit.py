@@ -25,10 +25,7 @@ def main():
         print(f"check-kunit: no usable result {json_path}: {e}")
         return 1
     suites = {}
-    walk(result["tests"] if "tests" in result else result, suites)
-    if not suites:
-        for t in result.get("tests", []):
-            suites[t["name"]] = t
+    walk(result, suites)
     expected = [l.split("#")[0].strip() for l in open(suites_path)]
     expected = [e for e in expected if e]
     bad = 0
@@ -41,7 +38,9 @@ def main():
         cases = s.get("test_cases", [])
         passed = sum(1 for c in cases if c.get("status") == "PASS")
         other = [(c["name"], c.get("status")) for c in cases if c.get("status") != "PASS"]
-        ok = s.get("status") == "PASS" and not other and passed > 0
+        misc = s.get("misc", {})
+        ok = (not other and passed > 0 and passed == misc.get("tests")
+              and not any(misc.get(k) for k in ("failed", "crashed", "skipped", "errors")))
         print(f"check-kunit: {name}: {passed} passed, {len(other)} not passed"
               + ("" if ok else f"  {other[:5]}"))
         bad += 0 if ok else 1

@@ -1,0 +1,29 @@
+#!/bin/bash
+# Compare the machine code of the Rust x2APIC EOI (rust_apic_msr_eoi) with C's
+# native_apic_msr_eoi() compiled out of line (apic_eoi_c_reference_msr) in the same vmlinux.
+# Fails unless both are the same instruction sequence. Prints both disassemblies.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+vmlinux=${BUILD:-$top/build}/out/x86_64/vmlinux
+objdump=/usr/lib/llvm-19/bin/llvm-objdump
+
+# Instructions of one symbol: mnemonic and operands, without addresses, up to the padding.
+insns() {
+	"$objdump" -d --no-show-raw-insn --no-leading-addr --disassemble-symbols="$1" "$vmlinux" |
+		sed -n '/^<'"$1"'>:/,/^$/p' | sed '1d;/^$/d' |
+		sed 's/^[[:space:]]*//; s/[[:space:]]\+/ /g; s/0x[0-9a-f]\{16\} //' |
+		awk '/^(int3|nop)/ { exit } { print }'
+}
+
+rust=$(insns rust_apic_msr_eoi)
+c=$(insns apic_eoi_c_reference_msr)
+echo "== rust_apic_msr_eoi ($(echo "$rust" | wc -l) instructions)"
+echo "$rust"
+echo "== native_apic_msr_eoi, out of line ($(echo "$c" | wc -l) instructions)"
+echo "$c"
+if [ -z "$rust" ] || [ "$rust" != "$c" ]; then
+	echo "eoi-disasm: FAIL: the Rust x2APIC EOI differs from C's"
+	exit 1
+fi
+echo "eoi-disasm: PASS: same $(echo "$rust" | wc -l) instructions"
