@@ -1,7 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-# kunit.py QEMU config: virt with GICv3 and EL2 (virtualization=on), so the kernel enters at EL2
-# and the GIC runs in split priority-drop/deactivate (EOImode=1) mode; 2 CPUs.
+# kunit.py QEMU config for arm64. The machine (virt with GICv3 and EL2, so the kernel enters at
+# EL2 and the GIC runs in split priority-drop/deactivate mode; 2 CPUs) is read from arm64.args,
+# which the boot test and `make run` use too.
+import os
+
 from ..qemu_config import QemuArchParams
+
+_ARGS = [l.strip() for l in open(os.path.join(os.path.dirname(__file__), 'arm64.args'))
+         if l.strip()]
+# kunit.py passes its own -m and -accel options.
+_ARGS = [a for i, a in enumerate(_ARGS)
+         if a not in ('-m', '-accel') and (i == 0 or _ARGS[i - 1] not in ('-m', '-accel'))]
 
 QEMU_ARCH = QemuArchParams(linux_arch='arm64',
 			   kconfig='''
@@ -10,5 +19,4 @@ CONFIG_SERIAL_AMBA_PL011_CONSOLE=y''',
 			   qemu_arch='aarch64',
 			   kernel_path='arch/arm64/boot/Image.gz',
 			   kernel_command_line='console=ttyAMA0',
-			   extra_qemu_params=['-machine', 'virt,gic-version=3,virtualization=on',
-					      '-cpu', 'max', '-smp', '2'])
+			   extra_qemu_params=_ARGS)

@@ -1,8 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
-# kunit.py QEMU config: q35 under TCG, x2APIC, 2 CPUs, VT-d with interrupt remapping in x2APIC
-# (EIM) mode, and a virtio-rng device that uses MSI-X. SeaBIOS (QEMU's default firmware): the
-# stock config's qboot.rom hangs with QEMU 10.
+# kunit.py QEMU config for x86_64. The machine (q35 under TCG, x2APIC, 2 CPUs, VT-d with
+# interrupt remapping in x2APIC/EIM mode, a virtio-rng device using MSI-X) is read from
+# x86_64.args, which the boot test and `make run` use too. Firmware: QEMU's default SeaBIOS (the
+# stock config's qboot.rom hangs with QEMU 10).
+import os
+
 from ..qemu_config import QemuArchParams
+
+_ARGS = [l.strip() for l in open(os.path.join(os.path.dirname(__file__), 'x86_64.args'))
+         if l.strip()]
+# kunit.py passes its own -m and -accel options.
+_ARGS = [a for i, a in enumerate(_ARGS)
+         if a not in ('-m', '-accel') and (i == 0 or _ARGS[i - 1] not in ('-m', '-accel'))]
 
 QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
 			   kconfig='''
@@ -10,9 +19,5 @@ CONFIG_SERIAL_8250=y
 CONFIG_SERIAL_8250_CONSOLE=y''',
 			   qemu_arch='x86_64',
 			   kernel_path='arch/x86/boot/bzImage',
-			   kernel_command_line='console=ttyS0 intremap=on',
-			   extra_qemu_params=['-machine', 'q35',
-					      '-cpu', 'max,x2apic=on',
-					      '-smp', '2',
-					      '-device', 'intel-iommu,intremap=on,eim=on',
-					      '-device', 'virtio-rng-pci'])
+			   kernel_command_line='console=ttyS0',
+			   extra_qemu_params=_ARGS)

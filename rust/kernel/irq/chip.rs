@@ -105,23 +105,35 @@ pub enum SetAffinity {
 }
 
 /// Interrupt line state a chip can read or write (`enum irqchip_irq_state`).
-#[repr(u32)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ChipState {
     /// The interrupt is pending.
-    Pending = bindings::irqchip_irq_state_IRQCHIP_STATE_PENDING,
+    Pending,
     /// The interrupt is active (in service).
-    Active = bindings::irqchip_irq_state_IRQCHIP_STATE_ACTIVE,
+    Active,
     /// The interrupt is masked.
-    Masked = bindings::irqchip_irq_state_IRQCHIP_STATE_MASKED,
+    Masked,
     /// The interrupt line is asserted.
-    LineLevel = bindings::irqchip_irq_state_IRQCHIP_STATE_LINE_LEVEL,
+    LineLevel,
 }
 
-impl TryFrom<u32> for ChipState {
+impl ChipState {
+    /// Returns the raw `IRQCHIP_STATE_*` value.
+    pub const fn as_raw(self) -> bindings::irqchip_irq_state {
+        match self {
+            Self::Pending => bindings::irqchip_irq_state_IRQCHIP_STATE_PENDING,
+            Self::Active => bindings::irqchip_irq_state_IRQCHIP_STATE_ACTIVE,
+            Self::Masked => bindings::irqchip_irq_state_IRQCHIP_STATE_MASKED,
+            Self::LineLevel => bindings::irqchip_irq_state_IRQCHIP_STATE_LINE_LEVEL,
+        }
+    }
+}
+
+impl TryFrom<bindings::irqchip_irq_state> for ChipState {
     type Error = Error;
 
-    fn try_from(raw: u32) -> Result<Self> {
+    /// Converts a raw `IRQCHIP_STATE_*` value; any other value is `EINVAL`.
+    fn try_from(raw: bindings::irqchip_irq_state) -> Result<Self> {
         Ok(match raw {
             bindings::irqchip_irq_state_IRQCHIP_STATE_PENDING => Self::Pending,
             bindings::irqchip_irq_state_IRQCHIP_STATE_ACTIVE => Self::Active,
@@ -411,7 +423,10 @@ impl<T: Chip> ChipVtable<T> {
         })
     }
 
-    unsafe extern "C" fn compose_msi_msg(irqd: *mut bindings::irq_data, msg: *mut bindings::msi_msg) {
+    unsafe extern "C" fn compose_msi_msg(
+        irqd: *mut bindings::irq_data,
+        msg: *mut bindings::msi_msg,
+    ) {
         // SAFETY: As in `startup`.
         let (data, d) = unsafe { callback_args::<T>(irqd) };
         let mut m = MsiMsg::default();
@@ -428,7 +443,10 @@ impl<T: Chip> ChipVtable<T> {
         }
     }
 
-    unsafe extern "C" fn ipi_send_mask(irqd: *mut bindings::irq_data, mask: *const bindings::cpumask) {
+    unsafe extern "C" fn ipi_send_mask(
+        irqd: *mut bindings::irq_data,
+        mask: *const bindings::cpumask,
+    ) {
         // SAFETY: As in `startup`.
         let (data, d) = unsafe { callback_args::<T>(irqd) };
         // SAFETY: genirq passes a valid cpumask for the duration of the call.
@@ -437,23 +455,59 @@ impl<T: Chip> ChipVtable<T> {
 
     const VTABLE: bindings::irq_chip = bindings::irq_chip {
         name: T::NAME.as_ptr().cast(),
-        irq_startup: if T::HAS_STARTUP { Some(Self::startup) } else { None },
-        irq_shutdown: if T::HAS_SHUTDOWN { Some(Self::shutdown) } else { None },
-        irq_enable: if T::HAS_ENABLE { Some(Self::enable) } else { None },
-        irq_disable: if T::HAS_DISABLE { Some(Self::disable) } else { None },
+        irq_startup: if T::HAS_STARTUP {
+            Some(Self::startup)
+        } else {
+            None
+        },
+        irq_shutdown: if T::HAS_SHUTDOWN {
+            Some(Self::shutdown)
+        } else {
+            None
+        },
+        irq_enable: if T::HAS_ENABLE {
+            Some(Self::enable)
+        } else {
+            None
+        },
+        irq_disable: if T::HAS_DISABLE {
+            Some(Self::disable)
+        } else {
+            None
+        },
         irq_ack: if T::HAS_ACK { Some(Self::ack) } else { None },
         irq_mask: if T::HAS_MASK { Some(Self::mask) } else { None },
-        irq_mask_ack: if T::HAS_MASK_ACK { Some(Self::mask_ack) } else { None },
-        irq_unmask: if T::HAS_UNMASK { Some(Self::unmask) } else { None },
+        irq_mask_ack: if T::HAS_MASK_ACK {
+            Some(Self::mask_ack)
+        } else {
+            None
+        },
+        irq_unmask: if T::HAS_UNMASK {
+            Some(Self::unmask)
+        } else {
+            None
+        },
         irq_eoi: if T::HAS_EOI { Some(Self::eoi) } else { None },
         irq_set_affinity: if T::HAS_SET_AFFINITY {
             Some(Self::set_affinity)
         } else {
             None
         },
-        irq_retrigger: if T::HAS_RETRIGGER { Some(Self::retrigger) } else { None },
-        irq_set_type: if T::HAS_SET_TYPE { Some(Self::set_type) } else { None },
-        irq_set_wake: if T::HAS_SET_WAKE { Some(Self::set_wake) } else { None },
+        irq_retrigger: if T::HAS_RETRIGGER {
+            Some(Self::retrigger)
+        } else {
+            None
+        },
+        irq_set_type: if T::HAS_SET_TYPE {
+            Some(Self::set_type)
+        } else {
+            None
+        },
+        irq_set_wake: if T::HAS_SET_WAKE {
+            Some(Self::set_wake)
+        } else {
+            None
+        },
         irq_get_irqchip_state: if T::HAS_GET_IRQCHIP_STATE {
             Some(Self::get_irqchip_state)
         } else {

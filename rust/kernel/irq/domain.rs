@@ -129,7 +129,13 @@ pub trait DomainOps: Sized + Send + Sync {
     ///
     /// Rust hierarchical domains take `struct irq_fwspec` allocation arguments only, as
     /// `irq_create_fwspec_mapping()` and Rust child domains pass.
-    fn alloc(&self, _alloc: &Allocator<'_, Self>, _virq: u32, _nr: u32, _fwspec: &FwSpec) -> Result {
+    fn alloc(
+        &self,
+        _alloc: &Allocator<'_, Self>,
+        _virq: u32,
+        _nr: u32,
+        _fwspec: &FwSpec,
+    ) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -374,7 +380,10 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             return Err(EINVAL);
         }
         // INVARIANT: `virq` was just mapped in this domain.
-        Ok(Mapping { virq, _d: PhantomData })
+        Ok(Mapping {
+            virq,
+            _d: PhantomData,
+        })
     }
 
     /// Maps the interrupt of specifier `params`, calling [`DomainOps::xlate`] or
@@ -389,7 +398,10 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             return Err(EINVAL);
         }
         // INVARIANT: `virq` was just mapped in this domain.
-        Ok(Mapping { virq, _d: PhantomData })
+        Ok(Mapping {
+            virq,
+            _d: PhantomData,
+        })
     }
 
     /// Returns the virq `hwirq` is mapped to, if any (`irq_find_mapping`).
@@ -397,8 +409,9 @@ impl<'p, T: DomainOps> Domain<'p, T> {
     /// Any context.
     pub fn find_mapping(&self, hwirq: usize) -> Option<u32> {
         // SAFETY: `self.domain` is live (type invariant).
-        let virq =
-            unsafe { bindings::irq_find_mapping(self.as_raw(), hwirq as bindings::irq_hw_number_t) };
+        let virq = unsafe {
+            bindings::irq_find_mapping(self.as_raw(), hwirq as bindings::irq_hw_number_t)
+        };
         (virq != 0).then_some(virq)
     }
 
@@ -515,7 +528,10 @@ impl<'d> Mapping<'d> {
             )
         };
         // INVARIANT: The handler was just installed on `self.virq`.
-        Chained { virq: self.virq, _h: PhantomData }
+        Chained {
+            virq: self.virq,
+            _h: PhantomData,
+        }
     }
 }
 
@@ -542,11 +558,7 @@ impl<H: ChainedHandler> Drop for Chained<'_, H> {
         // SAFETY: `self.virq` is mapped for `'a` (type invariant); removing the handler and
         // synchronising ensures no CPU still runs the handler with the borrowed data.
         unsafe {
-            bindings::irq_set_chained_handler_and_data(
-                self.virq,
-                None,
-                core::ptr::null_mut(),
-            );
+            bindings::irq_set_chained_handler_and_data(self.virq, None, core::ptr::null_mut());
             bindings::synchronize_irq(self.virq);
         }
     }
@@ -579,7 +591,12 @@ impl<T: DomainOps> DomainVtable<T> {
     ) -> c_int {
         // SAFETY: The core calls domain ops with the live domain they belong to.
         let t = unsafe { host::<T>(d) };
-        let mapper = Mapper { domain: d, virq, hwirq: hw as usize, _p: PhantomData };
+        let mapper = Mapper {
+            domain: d,
+            virq,
+            hwirq: hw as usize,
+            _p: PhantomData,
+        };
         from_result(|| {
             t.map(&mapper, hw as usize)?;
             Ok(0)
@@ -653,7 +670,15 @@ impl<T: DomainOps> DomainVtable<T> {
             // SAFETY: Rust hierarchical domains are allocated with `irq_fwspec` arguments (see
             // `DomainOps::alloc`).
             let spec = unsafe { FwSpec::from_raw(arg.cast()) }?;
-            t.alloc(&Allocator { domain: d, _p: PhantomData }, virq, nr, spec)?;
+            t.alloc(
+                &Allocator {
+                    domain: d,
+                    _p: PhantomData,
+                },
+                virq,
+                nr,
+                spec,
+            )?;
             Ok(0)
         })
     }
@@ -662,7 +687,14 @@ impl<T: DomainOps> DomainVtable<T> {
         if T::HAS_FREE {
             // SAFETY: As in `map`.
             let t = unsafe { host::<T>(d) };
-            t.free(&Allocator { domain: d, _p: PhantomData }, virq, nr)
+            t.free(
+                &Allocator {
+                    domain: d,
+                    _p: PhantomData,
+                },
+                virq,
+                nr,
+            )
         } else {
             // SAFETY: `virq..virq + nr` were allocated in the live domain `d`.
             unsafe { bindings::irq_domain_free_irqs_common(d, virq, nr) }
@@ -693,13 +725,37 @@ impl<T: DomainOps> DomainVtable<T> {
 
     const VTABLE: bindings::irq_domain_ops = bindings::irq_domain_ops {
         map: if T::HAS_MAP { Some(Self::map) } else { None },
-        unmap: if T::HAS_UNMAP { Some(Self::unmap) } else { None },
-        xlate: if T::HAS_XLATE { Some(Self::xlate) } else { None },
-        translate: if T::HAS_TRANSLATE { Some(Self::translate) } else { None },
-        alloc: if T::HAS_ALLOC { Some(Self::alloc) } else { None },
+        unmap: if T::HAS_UNMAP {
+            Some(Self::unmap)
+        } else {
+            None
+        },
+        xlate: if T::HAS_XLATE {
+            Some(Self::xlate)
+        } else {
+            None
+        },
+        translate: if T::HAS_TRANSLATE {
+            Some(Self::translate)
+        } else {
+            None
+        },
+        alloc: if T::HAS_ALLOC {
+            Some(Self::alloc)
+        } else {
+            None
+        },
         free: if T::HAS_ALLOC { Some(Self::free) } else { None },
-        activate: if T::HAS_ACTIVATE { Some(Self::activate) } else { None },
-        deactivate: if T::HAS_DEACTIVATE { Some(Self::deactivate) } else { None },
+        activate: if T::HAS_ACTIVATE {
+            Some(Self::activate)
+        } else {
+            None
+        },
+        deactivate: if T::HAS_DEACTIVATE {
+            Some(Self::deactivate)
+        } else {
+            None
+        },
         ..pin_init::zeroed()
     };
 

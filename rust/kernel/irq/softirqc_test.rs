@@ -10,8 +10,8 @@
 mod tests {
     use crate::{
         irq::{
-            ChainedHandler, ChainedIrqGuard, Chip, ChipFlags, ChipState, Domain, DomainOps,
-            Flags, FlowHandler, FwSpec, IrqData, IrqDesc, IrqReturn, Mapper, Registration,
+            ChainedHandler, ChainedIrqGuard, Chip, ChipFlags, ChipState, Domain, DomainOps, Flags,
+            FlowHandler, FwSpec, IrqData, IrqDesc, IrqReturn, Mapper, Registration,
             ThreadedHandler, ThreadedIrqReturn, ThreadedRegistration, TriggerType,
         },
         prelude::*,
@@ -200,7 +200,9 @@ mod tests {
 
     impl Counter {
         fn new() -> Self {
-            Self { hits: Atomic::new(0) }
+            Self {
+                hits: Atomic::new(0),
+            }
         }
     }
 
@@ -247,7 +249,11 @@ mod tests {
     }
 
     fn soft_domain(id: u32) -> Result<Domain<'static, SoftIrqc>> {
-        Domain::new_linear(c"rust-soft-irqc", NR_LINES as u32, Ok::<_, Error>(SoftIrqc::new(id)))
+        Domain::new_linear(
+            c"rust-soft-irqc",
+            NR_LINES as u32,
+            Ok::<_, Error>(SoftIrqc::new(id)),
+        )
     }
 
     /// Requests `hwirq` with a [`Counter`], raises it `n` times and returns (hits, log of the
@@ -257,7 +263,14 @@ mod tests {
         let m = domain.create_mapping(hwirq)?;
         // SAFETY: The registration is dropped at the end of this function, never leaked.
         let reg = KBox::pin_init(
-            unsafe { Registration::new(m.request(), Flags::TRIGGER_NONE, c"rust-soft", Ok::<_, Error>(Counter::new())) },
+            unsafe {
+                Registration::new(
+                    m.request(),
+                    Flags::TRIGGER_NONE,
+                    c"rust-soft",
+                    Ok::<_, Error>(Counter::new()),
+                )
+            },
             GFP_KERNEL,
         )?;
         for _ in 0..n {
@@ -345,7 +358,12 @@ mod tests {
         // SAFETY: Dropped at the end of the test, never leaked.
         let reg = KBox::pin_init(
             unsafe {
-                ThreadedRegistration::new(m.request(), Flags::TRIGGER_NONE, c"rust-thr", Threaded::new())
+                ThreadedRegistration::new(
+                    m.request(),
+                    Flags::TRIGGER_NONE,
+                    c"rust-thr",
+                    Threaded::new(),
+                )
             },
             GFP_KERNEL,
         )?;
@@ -366,7 +384,12 @@ mod tests {
         // SAFETY: Dropped at the end of the test, never leaked.
         let reg = KBox::pin_init(
             unsafe {
-                ThreadedRegistration::new(m.request(), Flags::ONESHOT, c"rust-1shot", Threaded::new())
+                ThreadedRegistration::new(
+                    m.request(),
+                    Flags::ONESHOT,
+                    c"rust-1shot",
+                    Threaded::new(),
+                )
             },
             GFP_KERNEL,
         )?;
@@ -394,7 +417,14 @@ mod tests {
         m.set_disable_unlazy();
         // SAFETY: Dropped at the end of the test, never leaked.
         let reg = KBox::pin_init(
-            unsafe { Registration::new(m.request(), Flags::TRIGGER_NONE, c"rust-mask", Ok::<_, Error>(Counter::new())) },
+            unsafe {
+                Registration::new(
+                    m.request(),
+                    Flags::TRIGGER_NONE,
+                    c"rust-mask",
+                    Ok::<_, Error>(Counter::new()),
+                )
+            },
             GFP_KERNEL,
         )?;
         reset_log();
@@ -407,7 +437,14 @@ mod tests {
         assert_eq!(reg.handler().hits.load(Relaxed), 1);
         assert_eq!(
             &log()[..],
-            &[16 + OP_MASK, 16 + OP_UNMASK, 16 + OP_MASK, 16 + OP_ACK, HARD, 16 + OP_UNMASK]
+            &[
+                16 + OP_MASK,
+                16 + OP_UNMASK,
+                16 + OP_MASK,
+                16 + OP_ACK,
+                HARD,
+                16 + OP_UNMASK
+            ]
         );
         Ok(())
     }
@@ -554,8 +591,17 @@ mod tests {
 
     #[test]
     fn hierarchy_forwards_to_parent() -> Result {
-        let parent = Domain::new_tree(c"rust-soft-parent", NR_LINES, Ok::<_, Error>(HierParent(SoftIrqc::new(2))))?;
-        let child = Domain::new_hierarchy(c"rust-soft-child", &parent, 16, Ok::<_, Error>(HierChild(SoftIrqc::new(3))))?;
+        let parent = Domain::new_tree(
+            c"rust-soft-parent",
+            NR_LINES,
+            Ok::<_, Error>(HierParent(SoftIrqc::new(2))),
+        )?;
+        let child = Domain::new_hierarchy(
+            c"rust-soft-child",
+            &parent,
+            16,
+            Ok::<_, Error>(HierChild(SoftIrqc::new(3))),
+        )?;
         // An invalid trigger type in the child's specifier allocates nothing.
         assert_eq!(child.create_fwspec_mapping(&[4, 0xc]).err(), Some(EINVAL));
         assert_eq!(child.find_mapping(4), None);
@@ -565,7 +611,14 @@ mod tests {
         assert_eq!(parent.find_mapping(20), Some(m.irq()));
         // SAFETY: Dropped at the end of the test, never leaked.
         let reg = KBox::pin_init(
-            unsafe { Registration::new(m.request(), Flags::TRIGGER_NONE, c"rust-hier", Ok::<_, Error>(Counter::new())) },
+            unsafe {
+                Registration::new(
+                    m.request(),
+                    Flags::TRIGGER_NONE,
+                    c"rust-hier",
+                    Ok::<_, Error>(Counter::new()),
+                )
+            },
             GFP_KERNEL,
         )?;
         reset_log();
@@ -603,13 +656,23 @@ mod tests {
         let child = soft_domain(5)?;
         // Parent line 16 is fasteoi: `chained_irq_enter` does nothing, `chained_irq_exit` EOIs.
         let pm = parent.create_mapping(16)?;
-        let demux = Demux { child: &child, runs: Atomic::new(0) };
+        let demux = Demux {
+            child: &child,
+            runs: Atomic::new(0),
+        };
         let chained = pm.set_chained_handler(&demux);
 
         let cm = child.create_mapping(2)?;
         // SAFETY: Dropped at the end of the test, never leaked.
         let reg = KBox::pin_init(
-            unsafe { Registration::new(cm.request(), Flags::TRIGGER_NONE, c"rust-chained", Ok::<_, Error>(Counter::new())) },
+            unsafe {
+                Registration::new(
+                    cm.request(),
+                    Flags::TRIGGER_NONE,
+                    c"rust-chained",
+                    Ok::<_, Error>(Counter::new()),
+                )
+            },
             GFP_KERNEL,
         )?;
         reset_log();

@@ -1,0 +1,17 @@
+#!/bin/bash
+# `make fmt` / `make fmtcheck`: run Debian's rustfmt with the kernel's .rustfmt.toml on the
+# overlay's Rust files, in this repository (the same settings as the kernel's `make rustfmt`).
+# Usage: scripts/rustfmt.sh fix|check
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tree=${BUILD:-$top/build}/linux
+mode=${1:-check}
+cd "$top"
+mapfile -t files < <(git ls-files --cached --others --exclude-standard -- '*.rs')
+[ ${#files[@]} -gt 0 ] || exit 0
+args=(--edition 2021 --config-path "$tree/.rustfmt.toml")
+[ "$mode" = check ] && args+=(--check)
+/usr/bin/rustfmt "${args[@]}" "${files[@]}"
+[ "$mode" = check ] && echo "rustfmt: ${#files[@]} files formatted"
+exit 0

@@ -1,0 +1,26 @@
+#!/bin/bash
+# Boot test: boot each ARCH's kernel to userspace with 2 CPUs and check, from the console log,
+# that both CPUs are online and that interrupts flow: /proc/interrupts is read twice around some
+# load, and the timer, IPI and (x86_64) virtio MSI-X counts must be non-zero and rising. On x86_64
+# it also checks x2APIC and interrupt remapping in x2APIC mode, and the Rust EOI's machine code.
+#
+# Usage: tests/boot/boot-test.sh ARCH...
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${BUILD:-$top/build}/out
+rc=0
+
+for arch in "$@"; do
+	echo "== boot $arch"
+	log=$out/$arch/boot.log
+	APPEND="irqrs.boottest=1" timeout "${BOOT_TIMEOUT:-600}" \
+		bash "$top/tests/boot/qemu.sh" "$arch" </dev/null >"$log" 2>&1
+	r=$?
+	[ $r -eq 0 ] || { echo "boot-test: QEMU exited $r (log: $log)"; rc=1; }
+	python3 "$top/tests/boot/check-boot.py" "$arch" "$log" || rc=1
+	if [ "$arch" = x86_64 ]; then
+		bash "$top/tests/eoi-disasm.sh" || rc=1
+	fi
+done
+exit $rc
