@@ -23,7 +23,7 @@ KMAKE = $(MAKE) -C $(TREE) $(KMAKE_VARS) -j$(JOBS)
 KUNIT = cd $(TREE) && python3 tools/testing/kunit/kunit.py
 KUNIT_MAKE_OPTS := $(foreach v,$(KMAKE_VARS),--make_options $(v))
 
-.PHONY: help deps tree build config test kunit boot run clippy fmt fmtcheck doc series clean distclean kmake
+.PHONY: help deps tree build config test kunit boot run clippy fmt fmtcheck doc series checkpatch clean distclean kmake
 
 help:
 	@echo "make deps       install toolchain, QEMU 10 and bindgen (idempotent)"
@@ -31,7 +31,7 @@ help:
 	@echo "make test       KUnit in QEMU plus boot tests, both architectures ([ARCH=...])"
 	@echo "make kunit      KUnit only;  make boot: boot tests only"
 	@echo "make run        boot into a busybox shell ([ARCH=arm64])"
-	@echo "make clippy | fmt | fmtcheck | doc | series | clean | distclean"
+	@echo "make clippy | fmt | fmtcheck | doc | series | checkpatch | clean | distclean"
 
 deps:
 	@bash scripts/deps.sh
@@ -82,6 +82,10 @@ series: tree
 	@rm -rf $(BUILD)/series
 	@git -C $(TREE) format-patch -q --base=base -o $(BUILD)/series base..overlay
 	@ls $(BUILD)/series
+
+checkpatch: series
+	@cd $(TREE) && fail=0; for p in $(BUILD)/series/*.patch; do \
+		perl scripts/checkpatch.pl -q --terse $$p || fail=1; done; exit $$fail
 
 clean:
 	rm -rf $(OUT)

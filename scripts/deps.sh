@@ -16,7 +16,7 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs=(rustc-web rust-web-src rustfmt-web rust-web-clippy
       clang-19 lld-19 llvm-19 libclang-19-dev
       make flex bison bc libelf-dev libssl-dev cpio busybox-static
-      python3 git xz-utils zstd rsync kmod dwarves)
+      python3 python3-ply git xz-utils zstd rsync kmod dwarves)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -58,4 +58,4 @@ if ! "$top/tools/bin/bindgen" --version 2>/dev/null | grep -q '0\.72\.1'; then
 		--root "$top/tools" bindgen-cli --version 0.72.1
 fi
 
-echo "deps: ok ($(rustc-web --version 2>/dev/null || /usr/bin/rustc --version), $(clang-19 --version | head -1), $(qemu-system-x86_64 --version | head -1), $("$top/tools/bin/bindgen" --version))"
+echo "deps: ok ($(/usr/bin/rustc --version), $(clang-19 --version | head -1), $(qemu-system-x86_64 --version | head -1), $("$top/tools/bin/bindgen" --version))"

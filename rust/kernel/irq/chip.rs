@@ -304,6 +304,10 @@ unsafe fn callback_args<'a, T: Chip>(irqd: *mut bindings::irq_data) -> (&'a T::D
 }
 
 impl<T: Chip> ChipVtable<T> {
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn startup(irqd: *mut bindings::irq_data) -> c_uint {
         // SAFETY: genirq calls chip callbacks with a valid `irq_data` of an interrupt this chip
         // is installed on, whose `chip_data` is a `T::Data` (see `ChipVtable`).
@@ -311,54 +315,90 @@ impl<T: Chip> ChipVtable<T> {
         T::startup(data, d)
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn shutdown(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
         let (data, d) = unsafe { callback_args::<T>(irqd) };
         T::shutdown(data, d)
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn enable(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
         let (data, d) = unsafe { callback_args::<T>(irqd) };
         T::enable(data, d)
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn disable(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
         let (data, d) = unsafe { callback_args::<T>(irqd) };
         T::disable(data, d)
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn ack(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
         let (data, d) = unsafe { callback_args::<T>(irqd) };
         T::ack(data, d)
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn mask(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
         let (data, d) = unsafe { callback_args::<T>(irqd) };
         T::mask(data, d)
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn mask_ack(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
         let (data, d) = unsafe { callback_args::<T>(irqd) };
         T::mask_ack(data, d)
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn unmask(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
         let (data, d) = unsafe { callback_args::<T>(irqd) };
         T::unmask(data, d)
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn eoi(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
         let (data, d) = unsafe { callback_args::<T>(irqd) };
         T::eoi(data, d)
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn set_affinity(
         irqd: *mut bindings::irq_data,
         mask: *const bindings::cpumask,
@@ -371,12 +411,20 @@ impl<T: Chip> ChipVtable<T> {
         from_result(|| Ok(T::set_affinity(data, d, mask, force)? as c_int))
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn retrigger(irqd: *mut bindings::irq_data) -> c_int {
         // SAFETY: As in `startup`.
         let (data, d) = unsafe { callback_args::<T>(irqd) };
         c_int::from(T::retrigger(data, d))
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn set_type(irqd: *mut bindings::irq_data, ty: c_uint) -> c_int {
         // SAFETY: As in `startup`.
         let (data, d) = unsafe { callback_args::<T>(irqd) };
@@ -386,6 +434,10 @@ impl<T: Chip> ChipVtable<T> {
         })
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn set_wake(irqd: *mut bindings::irq_data, on: c_uint) -> c_int {
         // SAFETY: As in `startup`.
         let (data, d) = unsafe { callback_args::<T>(irqd) };
@@ -395,6 +447,10 @@ impl<T: Chip> ChipVtable<T> {
         })
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn get_irqchip_state(
         irqd: *mut bindings::irq_data,
         which: bindings::irqchip_irq_state,
@@ -410,6 +466,10 @@ impl<T: Chip> ChipVtable<T> {
         })
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn set_irqchip_state(
         irqd: *mut bindings::irq_data,
         which: bindings::irqchip_irq_state,
@@ -423,6 +483,10 @@ impl<T: Chip> ChipVtable<T> {
         })
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn compose_msi_msg(
         irqd: *mut bindings::irq_data,
         msg: *mut bindings::msi_msg,
@@ -435,6 +499,10 @@ impl<T: Chip> ChipVtable<T> {
         unsafe { bindings::msi_msg_set(msg, m.address_lo, m.address_hi, m.data) };
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn ipi_send_single(irqd: *mut bindings::irq_data, cpu: c_uint) {
         // SAFETY: As in `startup`.
         let (data, d) = unsafe { callback_args::<T>(irqd) };
@@ -443,6 +511,10 @@ impl<T: Chip> ChipVtable<T> {
         }
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn ipi_send_mask(
         irqd: *mut bindings::irq_data,
         mask: *const bindings::cpumask,
@@ -454,7 +526,7 @@ impl<T: Chip> ChipVtable<T> {
     }
 
     const VTABLE: bindings::irq_chip = bindings::irq_chip {
-        name: T::NAME.as_ptr().cast(),
+        name: core::ptr::from_ref(T::NAME).cast::<c_char>(),
         irq_startup: if T::HAS_STARTUP {
             Some(Self::startup)
         } else {

@@ -115,9 +115,7 @@ impl IrqData {
     /// Returns the hardware interrupt number (hwirq) local to the domain of this level.
     pub fn hwirq(&self) -> usize {
         // SAFETY: `self.0` is valid (type invariant); `hwirq` is set before the chip is installed.
-        let hwirq = unsafe { (*self.as_raw()).hwirq };
-        // `irq_hw_number_t` is an `unsigned long`, the same size as `usize` in the kernel.
-        hwirq as usize
+        unsafe { (*self.as_raw()).hwirq }
     }
 
     /// Returns the [`IrqData`] of the parent level in a domain hierarchy, if there is one.

@@ -196,7 +196,7 @@ fn set_info<T: DomainOps, C: Chip<Data = T>>(
         bindings::irq_domain_set_info(
             domain,
             virq,
-            hwirq as bindings::irq_hw_number_t,
+            hwirq,
             ChipVtable::<C>::build(),
             (*domain).host_data,
             flow.as_raw(),
@@ -221,7 +221,7 @@ impl<T: DomainOps> Allocator<'_, T> {
             bindings::irq_domain_set_hwirq_and_chip(
                 self.domain,
                 virq,
-                hwirq as bindings::irq_hw_number_t,
+                hwirq,
                 ChipVtable::<C>::build(),
                 (*self.domain).host_data,
             )
@@ -325,7 +325,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         let info = bindings::irq_domain_info {
             fwnode,
             size,
-            hwirq_max: hwirq_max as bindings::irq_hw_number_t,
+            hwirq_max,
             ops: DomainVtable::<T>::build(),
             host_data: core::ptr::from_ref::<T>(&data).cast_mut().cast(),
             #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
@@ -373,9 +373,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             return Err(EINVAL);
         }
         // SAFETY: `self.domain` is live (type invariant).
-        let virq = unsafe {
-            bindings::irq_create_mapping(self.as_raw(), hwirq as bindings::irq_hw_number_t)
-        };
+        let virq = unsafe { bindings::irq_create_mapping(self.as_raw(), hwirq) };
         if virq == 0 {
             return Err(EINVAL);
         }
@@ -409,9 +407,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
     /// Any context.
     pub fn find_mapping(&self, hwirq: usize) -> Option<u32> {
         // SAFETY: `self.domain` is live (type invariant).
-        let virq = unsafe {
-            bindings::irq_find_mapping(self.as_raw(), hwirq as bindings::irq_hw_number_t)
-        };
+        let virq = unsafe { bindings::irq_find_mapping(self.as_raw(), hwirq) };
         (virq != 0).then_some(virq)
     }
 
@@ -421,9 +417,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
     /// `EINVAL` if `hwirq` is not mapped.
     pub fn handle_irq(&self, hwirq: usize) -> Result {
         // SAFETY: `self.domain` is live (type invariant).
-        to_result(unsafe {
-            bindings::generic_handle_domain_irq(self.as_raw(), hwirq as bindings::irq_hw_number_t)
-        })
+        to_result(unsafe { bindings::generic_handle_domain_irq(self.as_raw(), hwirq) })
     }
 
     /// Runs the flow handler of `hwirq` with interrupts disabled around it
@@ -432,12 +426,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
     /// Any context. Returns `EINVAL` if `hwirq` is not mapped.
     pub fn handle_irq_safe(&self, hwirq: usize) -> Result {
         // SAFETY: `self.domain` is live (type invariant).
-        to_result(unsafe {
-            bindings::generic_handle_domain_irq_safe(
-                self.as_raw(),
-                hwirq as bindings::irq_hw_number_t,
-            )
-        })
+        to_result(unsafe { bindings::generic_handle_domain_irq_safe(self.as_raw(), hwirq) })
     }
 }
 
@@ -564,6 +553,12 @@ impl<H: ChainedHandler> Drop for Chained<'_, H> {
     }
 }
 
+/// The C-callable chained flow handler of a [`ChainedHandler`].
+///
+/// # Safety
+///
+/// Only installed by [`Mapping::set_chained_handler`], whose handler data is a `&H` valid until
+/// the [`Chained`] is dropped; called by genirq with the descriptor it was installed on.
 unsafe extern "C" fn chained_trampoline<H: ChainedHandler>(desc: *mut bindings::irq_desc) {
     // SAFETY: genirq calls the chained handler with the valid descriptor it was installed on.
     let desc = unsafe { IrqDesc::from_raw(desc) };
@@ -584,6 +579,10 @@ unsafe fn host<'a, T: DomainOps>(d: *mut bindings::irq_domain) -> &'a T {
 }
 
 impl<T: DomainOps> DomainVtable<T> {
+    /// # Safety
+    ///
+    /// Only called by genirq as the operation of the same name in `Self::VTABLE`, for a
+    /// domain created by [`Domain`] for `T`.
     unsafe extern "C" fn map(
         d: *mut bindings::irq_domain,
         virq: c_uint,
@@ -594,20 +593,28 @@ impl<T: DomainOps> DomainVtable<T> {
         let mapper = Mapper {
             domain: d,
             virq,
-            hwirq: hw as usize,
+            hwirq: hw,
             _p: PhantomData,
         };
         from_result(|| {
-            t.map(&mapper, hw as usize)?;
+            t.map(&mapper, hw)?;
             Ok(0)
         })
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the operation of the same name in `Self::VTABLE`, for a
+    /// domain created by [`Domain`] for `T`.
     unsafe extern "C" fn unmap(d: *mut bindings::irq_domain, virq: c_uint) {
         // SAFETY: As in `map`.
         unsafe { host::<T>(d) }.unmap(virq)
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the operation of the same name in `Self::VTABLE`, for a
+    /// domain created by [`Domain`] for `T`.
     unsafe extern "C" fn xlate(
         d: *mut bindings::irq_domain,
         _node: *mut bindings::device_node,
@@ -627,13 +634,17 @@ impl<T: DomainOps> DomainVtable<T> {
             let (hwirq, ty) = t.xlate(cells)?;
             // SAFETY: The core passes valid output pointers.
             unsafe {
-                *out_hwirq = hwirq as bindings::irq_hw_number_t;
+                *out_hwirq = hwirq;
                 *out_type = ty.as_raw();
             }
             Ok(0)
         })
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the operation of the same name in `Self::VTABLE`, for a
+    /// domain created by [`Domain`] for `T`.
     unsafe extern "C" fn translate(
         d: *mut bindings::irq_domain,
         fwspec: *mut bindings::irq_fwspec,
@@ -648,13 +659,17 @@ impl<T: DomainOps> DomainVtable<T> {
             let (hwirq, ty) = t.translate(spec)?;
             // SAFETY: The core passes valid output pointers.
             unsafe {
-                *out_hwirq = hwirq as bindings::irq_hw_number_t;
+                *out_hwirq = hwirq;
                 *out_type = ty.as_raw();
             }
             Ok(0)
         })
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the operation of the same name in `Self::VTABLE`, for a
+    /// domain created by [`Domain`] for `T`.
     unsafe extern "C" fn alloc(
         d: *mut bindings::irq_domain,
         virq: c_uint,
@@ -683,6 +698,10 @@ impl<T: DomainOps> DomainVtable<T> {
         })
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the operation of the same name in `Self::VTABLE`, for a
+    /// domain created by [`Domain`] for `T`.
     unsafe extern "C" fn free(d: *mut bindings::irq_domain, virq: c_uint, nr: c_uint) {
         if T::HAS_FREE {
             // SAFETY: As in `map`.
@@ -701,6 +720,10 @@ impl<T: DomainOps> DomainVtable<T> {
         }
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the operation of the same name in `Self::VTABLE`, for a
+    /// domain created by [`Domain`] for `T`.
     unsafe extern "C" fn activate(
         d: *mut bindings::irq_domain,
         irqd: *mut bindings::irq_data,
@@ -716,6 +739,10 @@ impl<T: DomainOps> DomainVtable<T> {
         })
     }
 
+    /// # Safety
+    ///
+    /// Only called by genirq as the operation of the same name in `Self::VTABLE`, for a
+    /// domain created by [`Domain`] for `T`.
     unsafe extern "C" fn deactivate(d: *mut bindings::irq_domain, irqd: *mut bindings::irq_data) {
         // SAFETY: As in `map`.
         let t = unsafe { host::<T>(d) };
