@@ -24,10 +24,10 @@ overlay_dirs="arch drivers kernel rust samples"
 fetch_base() {
 	if ! ls "$deb_dir"/linux-source-7.3_*.deb >/dev/null 2>&1; then
 		mkdir -p "$deb_dir"
-		echo "assemble: fetching linux-source-7.3 (project-local apt state)"
+		echo "assemble: fetching linux-source-7.3 (project-local apt state)" >&2
 		"$top/scripts/apt-local.sh" "$build/apt/base" "trixie-backports sid" -qq update
 		(cd "$deb_dir" && "$top/scripts/apt-local.sh" "$build/apt/base" "trixie-backports sid" \
-			-qq download linux-source-7.3 2>&1 | grep -v unsandboxed || true)
+			-qq download linux-source-7.3 2>&1 | grep -v unsandboxed >&2 || true)
 	fi
 	ls "$deb_dir"/linux-source-7.3_*.deb | tail -n 1
 }
