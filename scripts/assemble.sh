@@ -64,6 +64,7 @@ build_series() {
 	while read -r line; do
 		case "$line" in '' | '#'*) continue ;; esac
 		read -r patch paths <<<"$line"
+		[ -f "$top/patches/$patch" ] || { echo "assemble: missing patches/$patch" >&2; exit 1; }
 		msg=$(mktemp) diff=$(mktemp)
 		git mailinfo "$msg" "$diff" <"$top/patches/$patch" >"$msg.info"
 		subject=$(sed -n 's/^Subject: //p' "$msg.info")

@@ -84,6 +84,19 @@ __rust_helper unsigned int rust_helper_irq_find_mapping(struct irq_domain *domai
 	return irq_find_mapping(domain, hwirq);
 }
 
+__rust_helper void rust_helper_irq_move_irq(struct irq_data *d)
+{
+	irq_move_irq(d);
+}
+
+__rust_helper void rust_helper_msi_msg_get(const struct msi_msg *msg, u32 *address_lo,
+					   u32 *address_hi, u32 *data)
+{
+	*address_lo = msg->address_lo;
+	*address_hi = msg->address_hi;
+	*data = msg->data;
+}
+
 __rust_helper void rust_helper_msi_msg_set(struct msi_msg *msg, u32 address_lo, u32 address_hi,
 					   u32 data)
 {

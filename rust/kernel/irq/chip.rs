@@ -155,6 +155,34 @@ pub struct MsiMsg {
     pub data: u32,
 }
 
+/// The vCPU an interrupt is to be posted to, as the hypervisor passes it to
+/// `irq_set_vcpu_affinity()` (for VT-d, a `struct intel_iommu_pi_data`), or none to stop posting.
+///
+/// Only genirq creates it; a chip passes it on unchanged to the code that understands it.
+pub struct VcpuInfo(*mut c_void);
+
+impl VcpuInfo {
+    /// Returns the raw pointer, null meaning "no vCPU".
+    pub fn as_raw(&self) -> *mut c_void {
+        self.0
+    }
+}
+
+/// The owner "module" of interrupt-controller code linked into the kernel image.
+///
+/// `struct irq_chip` has no owner, but `#[vtable]` gives every implementation an `OwnerModule`,
+/// `crate::LocalModule` by default, which only `module!` defines. A built-in crate without
+/// `module!` names this type instead: `use kernel::irq::BuiltIn as LocalModule;`.
+pub struct BuiltIn;
+
+impl crate::ModuleMetadata for BuiltIn {
+    const NAME: &'static CStr = c"vmlinux";
+    // SAFETY: A null module pointer stands for the kernel image; `try_module_get()` and
+    // `module_put()` accept it.
+    const THIS_MODULE: crate::ThisModule =
+        unsafe { crate::ThisModule::from_ptr(core::ptr::null_mut()) };
+}
+
 /// The hardware operations of an interrupt controller (`struct irq_chip`).
 ///
 /// Implement it on a marker type; [`ChipVtable`] builds the constant `struct irq_chip`. Each
@@ -266,6 +294,11 @@ pub trait Chip {
         _which: ChipState,
         _state: bool,
     ) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Sets or clears the vCPU the interrupt is posted to (`irq_set_vcpu_affinity`).
+    fn set_vcpu_affinity(_data: &Self::Data, _irqd: &IrqData, _vcpu: VcpuInfo) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -487,6 +520,22 @@ impl<T: Chip> ChipVtable<T> {
     ///
     /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
     /// `irq_data` of an interrupt this chip is installed on.
+    unsafe extern "C" fn set_vcpu_affinity(
+        irqd: *mut bindings::irq_data,
+        vcpu: *mut c_void,
+    ) -> c_int {
+        // SAFETY: As in `startup`.
+        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        from_result(|| {
+            T::set_vcpu_affinity(data, d, VcpuInfo(vcpu))?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Only called by genirq as the callback of the same name in `Self::VTABLE`, with the
+    /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn compose_msi_msg(
         irqd: *mut bindings::irq_data,
         msg: *mut bindings::msi_msg,
@@ -587,6 +636,11 @@ impl<T: Chip> ChipVtable<T> {
         },
         irq_set_irqchip_state: if T::HAS_SET_IRQCHIP_STATE {
             Some(Self::set_irqchip_state)
+        } else {
+            None
+        },
+        irq_set_vcpu_affinity: if T::HAS_SET_VCPU_AFFINITY {
+            Some(Self::set_vcpu_affinity)
         } else {
             None
         },

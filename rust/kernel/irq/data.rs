@@ -167,6 +167,14 @@ impl IrqData {
         unsafe { bindings::irq_data_update_effective_affinity(self.as_raw(), mask.as_raw()) }
     }
 
+    /// Applies a pending affinity change of the interrupt (`irq_move_irq`).
+    ///
+    /// Called from an `ack` callback, with the descriptor lock held, in hard IRQ context.
+    pub fn move_irq(&self) {
+        // SAFETY: `self.0` is valid (type invariant); chip callbacks run under `desc->lock`.
+        unsafe { bindings::irq_move_irq(self.as_raw()) }
+    }
+
     /// Changes the flow handler while the descriptor lock is held (`irq_set_handler_locked`).
     ///
     /// Called from [`Chip::set_type`](super::Chip::set_type), which runs under `desc->lock`.

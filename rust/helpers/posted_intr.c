@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers for the Rust posted-MSI code (rust/kernel/irq/posted.rs). */
+
+#ifdef CONFIG_X86_POSTED_MSI
+#include <asm/apic.h>
+#include <asm/hardirq.h>
+#include <asm/posted_intr.h>
+
+__rust_helper struct pi_desc *rust_helper_posted_msi_pi_desc_this_cpu(void)
+{
+	return this_cpu_ptr(&posted_msi_pi_desc);
+}
+
+__rust_helper struct pi_desc *rust_helper_posted_msi_pi_desc_of_cpu(unsigned int cpu)
+{
+	return per_cpu_ptr(&posted_msi_pi_desc, cpu);
+}
+
+__rust_helper void rust_helper_apic_eoi(void)
+{
+	apic_eoi();
+}
+#endif

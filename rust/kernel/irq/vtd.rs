@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! VT-d interrupt remapping, seen from Rust interrupt chips.
+//!
+//! C source: [`drivers/iommu/intel/irq_remapping.c`](srctree/drivers/iommu/intel/irq_remapping.c)
+
+use crate::{
+    cpumask::Cpumask,
+    error::to_result,
+    irq::{
+        IrqData,
+        MsiMsg,
+        SetAffinity,
+        VcpuInfo, //
+    },
+    prelude::*,
+    types::Opaque, //
+};
+
+/// The chip data VT-d interrupt remapping keeps per interrupt (`struct intel_ir_data`), seen
+/// from a Rust chip installed by the VT-d code: the IRTE and its MSI message.
+///
+/// # Invariants
+///
+/// A reference to it is only ever handed to the callbacks of a chip the VT-d interrupt-remapping
+/// code installed, as the `chip_data` of the `irq_data` they receive.
+#[repr(transparent)]
+pub struct IntelIrData(Opaque<u8>);
+
+// SAFETY: The Rust side never reads or writes the data itself; the C functions it calls run with
+// the interrupt's descriptor lock held, as for the C chip.
+unsafe impl Sync for IntelIrData {}
+
+impl IntelIrData {
+    /// Moves the interrupt: the parent (vector) domain assigns the new vector, then the IRTE is
+    /// rewritten and the old vector cleaned up (`intel_ir_set_affinity`).
+    pub fn set_affinity(&self, irqd: &IrqData, mask: &Cpumask, force: bool) -> Result<SetAffinity> {
+        // SAFETY: `irqd`'s chip data is `self`, an `intel_ir_data` (type invariant); `mask` is a
+        // valid cpumask; called with the descriptor lock held like any `irq_set_affinity`.
+        let ret = unsafe { bindings::intel_ir_set_affinity(irqd.as_raw(), mask.as_raw(), force) };
+        to_result(ret)?;
+        // Non-negative: one of the `IRQ_SET_MASK_OK*` values.
+        match ret as u32 {
+            bindings::IRQ_SET_MASK_OK => Ok(SetAffinity::Ok),
+            bindings::IRQ_SET_MASK_OK_NOCOPY => Ok(SetAffinity::NoCopy),
+            bindings::IRQ_SET_MASK_OK_DONE => Ok(SetAffinity::Done),
+            _ => Err(EINVAL),
+        }
+    }
+
+    /// Returns the MSI message that targets the interrupt's IRTE (`intel_ir_compose_msi_msg`).
+    pub fn compose_msi_msg(&self, irqd: &IrqData, msg: &mut MsiMsg) {
+        let mut raw = core::mem::MaybeUninit::<[u32; 4]>::zeroed();
+        let raw = raw.as_mut_ptr().cast::<bindings::msi_msg>();
+        // SAFETY: As in `set_affinity`; `raw` is zeroed storage large enough for a `msi_msg`
+        // (three 32-bit words) that the C function fills in.
+        unsafe {
+            bindings::intel_ir_compose_msi_msg(irqd.as_raw(), raw);
+            bindings::msi_msg_get(raw, &mut msg.address_lo, &mut msg.address_hi, &mut msg.data);
+        }
+    }
+
+    /// Posts the interrupt to a vCPU, or back to the host (`intel_ir_set_vcpu_affinity`).
+    pub fn set_vcpu_affinity(&self, irqd: &IrqData, vcpu: VcpuInfo) -> Result {
+        // SAFETY: As in `set_affinity`; `vcpu` is the pointer genirq passed to the chip.
+        to_result(unsafe { bindings::intel_ir_set_vcpu_affinity(irqd.as_raw(), vcpu.as_raw()) })
+    }
+}
