@@ -14,17 +14,21 @@
 
 use crate::{
     cpu::CpuId,
-    prelude::*,
-    sync::atomic::{
-        Atomic,
-        Full,
-        Relaxed, //
-    },
+    prelude::*, //
 };
-use core::mem::{
-    align_of,
-    offset_of,
-    size_of, //
+use core::{
+    mem::{
+        align_of,
+        offset_of,
+        size_of, //
+    },
+    sync::atomic::{
+        AtomicU32, AtomicU64,
+        Ordering::{
+            Relaxed,
+            SeqCst, //
+        },
+    },
 };
 
 /// Number of 64-bit words of the PIR (`NR_PIR_WORDS`): 256 vectors.
@@ -82,6 +86,7 @@ impl Vector {
         u32::from(self.0)
     }
 
+    #[inline]
     fn word_bit(self) -> (usize, u64) {
         (usize::from(self.0 / 64), 1u64 << (self.0 % 64))
     }
@@ -92,6 +97,11 @@ impl Vector {
 ///
 /// Every field the IOMMU or another CPU writes is an atomic, so all operations take `&self`.
 /// The layout is checked against C's `struct pi_desc` at compile time.
+///
+/// The fields are `core` atomics: this is x86-only code on the notification hot path, where they
+/// compile to exactly what C uses (`mov` for `READ_ONCE()`, `xchg`, `lock`-prefixed bit
+/// operations and `cmpxchg`), while `kernel::sync::atomic` would call an out-of-line C helper for
+/// every access in this build.
 ///
 /// # Examples
 ///
@@ -117,10 +127,10 @@ impl Vector {
 /// ```
 #[repr(C, align(64))]
 pub struct PiDesc {
-    pir: [Atomic<u64>; NR_PIR_WORDS],
+    pir: [AtomicU64; NR_PIR_WORDS],
     /// `notifications` (ON, SN) in bits 0..16, NV in 16..24, NDST in 32..64.
-    control: Atomic<u64>,
-    rsvd: [Atomic<u32>; 6],
+    control: AtomicU64,
+    rsvd: [AtomicU32; 6],
 }
 
 // The layout is C's `struct pi_desc`.
@@ -144,9 +154,9 @@ impl PiDesc {
     /// Returns an empty descriptor (no PIR bit, ON and SN clear, NV and NDST 0).
     pub const fn new() -> Self {
         Self {
-            pir: [const { Atomic::new(0) }; NR_PIR_WORDS],
-            control: Atomic::new(0),
-            rsvd: [const { Atomic::new(0) }; 6],
+            pir: [const { AtomicU64::new(0) }; NR_PIR_WORDS],
+            control: AtomicU64::new(0),
+            rsvd: [const { AtomicU32::new(0) }; 6],
         }
     }
 
@@ -154,6 +164,7 @@ impl PiDesc {
     ///
     /// Any context. The reference stays valid (per-CPU areas are never freed); use it from the
     /// notification handler, or with preemption disabled, for it to stay this CPU's.
+    #[inline]
     pub fn this_cpu() -> &'static Self {
         // SAFETY: The helper returns `this_cpu_ptr(&posted_msi_pi_desc)`, a valid, 64-byte
         // aligned `struct pi_desc` in the per-CPU area, which lives for the kernel's lifetime;
@@ -171,6 +182,7 @@ impl PiDesc {
     /// outstanding (ON) or suppressed (SN), sets ON.
     ///
     /// Returns whether a notification must be sent. Any context.
+    #[inline]
     pub fn post(&self, vector: Vector) -> bool {
         self.set_pir(vector);
         let mut c = self.control.load(Relaxed);
@@ -178,7 +190,7 @@ impl PiDesc {
             if c & (ON | SN) != 0 {
                 return false;
             }
-            match self.control.cmpxchg(c, c | ON, Full) {
+            match self.control.compare_exchange(c, c | ON, SeqCst, Relaxed) {
                 Ok(_) => return true,
                 Err(now) => c = now,
             }
@@ -186,27 +198,21 @@ impl PiDesc {
     }
 
     /// Sets the PIR bit of `vector`; returns whether it was clear before.
+    #[inline]
     pub fn set_pir(&self, vector: Vector) -> bool {
         let (w, bit) = vector.word_bit();
-        let mut old = self.pir[w].load(Relaxed);
-        loop {
-            if old & bit != 0 {
-                return false;
-            }
-            match self.pir[w].cmpxchg(old, old | bit, Full) {
-                Ok(_) => return true,
-                Err(now) => old = now,
-            }
-        }
+        self.pir[w].fetch_or(bit, SeqCst) & bit == 0
     }
 
     /// Returns whether the PIR bit of `vector` is set.
+    #[inline]
     pub fn test_pir(&self, vector: Vector) -> bool {
         let (w, bit) = vector.word_bit();
         self.pir[w].load(Relaxed) & bit != 0
     }
 
     /// Returns whether no PIR bit is set.
+    #[inline]
     pub fn pir_is_empty(&self) -> bool {
         self.pir.iter().all(|w| w.load(Relaxed) == 0)
     }
@@ -215,6 +221,7 @@ impl PiDesc {
     /// non-zero ones with 0, to keep the cache line shared with the IOMMU in one state.
     ///
     /// Returns whether any bit was pending.
+    #[inline]
     pub fn harvest(&self, out: &mut [u64; NR_PIR_WORDS]) -> bool {
         let mut pending = 0;
         for (o, w) in out.iter_mut().zip(&self.pir) {
@@ -226,32 +233,20 @@ impl PiDesc {
         }
         for (o, w) in out.iter_mut().zip(&self.pir) {
             if *o != 0 {
-                *o = w.xchg(0, Full);
+                *o = w.swap(0, SeqCst);
             }
         }
         true
     }
 
-    fn clear_bits(&self, bits: u64) {
-        let mut c = self.control.load(Relaxed);
-        while let Err(now) = self.control.cmpxchg(c, c & !bits, Full) {
-            c = now;
-        }
-    }
-
-    fn set_bits(&self, bits: u64) {
-        let mut c = self.control.load(Relaxed);
-        while let Err(now) = self.control.cmpxchg(c, c | bits, Full) {
-            c = now;
-        }
-    }
-
     /// Clears ON, re-arming notifications (`pi_clear_on`).
+    #[inline]
     pub fn clear_on(&self) {
-        self.clear_bits(ON)
+        self.control.fetch_and(!ON, SeqCst);
     }
 
     /// Returns whether a notification is outstanding (`pi_test_on`).
+    #[inline]
     pub fn test_on(&self) -> bool {
         self.control.load(Relaxed) & ON != 0
     }
@@ -263,12 +258,12 @@ impl PiDesc {
 
     /// Suppresses notifications (`pi_set_sn`); posts still set PIR bits.
     pub fn suppress(&self) {
-        self.set_bits(SN)
+        self.control.fetch_or(SN, SeqCst);
     }
 
     /// Re-enables notifications (`pi_clear_sn`). Bits posted meanwhile stay in the PIR.
     pub fn unsuppress(&self) {
-        self.clear_bits(SN)
+        self.control.fetch_and(!SN, SeqCst);
     }
 
     /// Returns the notification vector (NV).
@@ -287,6 +282,7 @@ impl PiDesc {
 
 /// Harvests the PIR once and calls `handle` for every pending device vector
 /// (`handle_pending_pir`). Returns whether anything was pending.
+#[inline]
 fn handle_pending_pir(pid: &PiDesc, handle: &mut impl FnMut(Vector)) -> bool {
     let mut pir = [0u64; NR_PIR_WORDS];
     if !pid.harvest(&mut pir) {
@@ -332,6 +328,7 @@ fn handle_pending_pir(pid: &PiDesc, handle: &mut impl FnMut(Vector)) -> bool {
 /// assert!(pid.pir_is_empty() && !pid.test_on());
 /// # Ok::<(), Error>(())
 /// ```
+#[inline]
 pub fn demux(pid: &PiDesc, mut handle: impl FnMut(Vector)) {
     for _ in 1..MAX_COALESCING_LOOP {
         if !handle_pending_pir(pid, &mut handle) {
@@ -350,6 +347,7 @@ pub fn demux(pid: &PiDesc, mut handle: impl FnMut(Vector)) {
 /// Hard IRQ context, from a notification handler between `irq_enter()` and `irq_exit()`.
 /// Exists with the Rust notification handler (`CONFIG_X86_POSTED_MSI_RUST`).
 #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
+#[inline]
 pub fn call_irq_handler(vector: Vector) {
     // SAFETY: `vector` is a device vector; the C function looks the descriptor up in this CPU's
     // `vector_irq[]` and handles a missing one as a spurious interrupt.
@@ -358,6 +356,7 @@ pub fn call_irq_handler(vector: Vector) {
 
 /// Signals EOI of the notification to the local APIC (`apic_eoi()`, the static call to the
 /// installed APIC driver's EOI, Rust's with `CONFIG_X86_APIC_EOI_RUST`).
+#[inline]
 pub fn apic_eoi() {
     // SAFETY: Only tells the local APIC that the in-service interrupt is complete.
     unsafe { bindings::apic_eoi() }
