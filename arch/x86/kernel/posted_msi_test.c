@@ -231,12 +231,13 @@ static void pmsi_expect_drained(struct kunit *test, struct pmsi_line *lines, int
 			done += atomic_read(&lines[i].hits) == atomic_read(&lines[i].posted);
 		if (done == n)
 			break;
-		msleep(1);
+		usleep_range(1000, 2000);
 	} while (time_before(jiffies, timeout));
 	msleep(20);
 	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&lines[i].hits), atomic_read(&lines[i].posted),
-				    "line %d (irq %u)", i, lines[i].virq);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&lines[i].hits),
+				    atomic_read(&lines[i].posted), "line %d (irq %u)", i,
+				    lines[i].virq);
 }
 
 static void pmsi_out_of_range_vector(struct kunit *test)
@@ -449,7 +450,8 @@ static void pmsi_affinity_move(struct kunit *test)
 		hits += atomic_read(&lines[i].hits);
 		posted += atomic_read(&lines[i].posted);
 	}
-	kunit_info(test, "%d posts (%d to CPU0, %d to CPU1) during %d accepted affinity changes: %d new PIR bits, %d handler runs\n",
+	kunit_info(test,
+		   "%d posts (%d to CPU0, %d to CPU1) during %d accepted affinity changes: %d new PIR bits, %d handler runs\n",
 		   a.posts, a.to_cpu[0], a.to_cpu[1], moved, posted, hits);
 	KUNIT_EXPECT_EQ(test, hits, posted);
 	KUNIT_EXPECT_GT(test, posted, 0);
@@ -495,7 +497,7 @@ static int pmsi_bench_demux_fn(void *data)
 		t1 = rdtsc_ordered();
 		local_irq_enable();
 		b->best = min(b->best, t1 - t0);
-		msleep(1);
+		usleep_range(1000, 2000);
 	}
 	complete(&b->done);
 	return 0;
@@ -547,7 +549,8 @@ static void pmsi_bench_coalescing(struct kunit *test)
 	pmsi_expect_drained(test, lines, 32);
 	for (i = 0; i < 32; i++)
 		posted += atomic_read(&lines[i].posted);
-	kunit_info(test, "bench coalescing posts=%d new_bits=%d notifications=%d pmn=%u pmn_per_msi_permille=%u impl=%s\n",
+	kunit_info(test,
+		   "bench coalescing posts=%d new_bits=%d notifications=%d pmn=%u pmn_per_msi_permille=%u impl=%s\n",
 		   a.posts, posted, atomic_read(&pmsi_notifications), pmn_count(1) - pmn,
 		   (pmn_count(1) - pmn) * 1000 / a.posts,
 		   IS_ENABLED(CONFIG_X86_POSTED_MSI_RUST) ? "rust" : "c");
