@@ -67,6 +67,7 @@ __rust_helper void rust_helper_chained_irq_exit(struct irq_chip *chip, struct ir
 	chained_irq_exit(chip, desc);
 }
 
+#ifdef CONFIG_IRQ_DOMAIN
 __rust_helper struct fwnode_handle *rust_helper_irq_domain_alloc_named_fwnode(const char *name)
 {
 	return irq_domain_alloc_named_fwnode(name);
@@ -83,6 +84,7 @@ __rust_helper unsigned int rust_helper_irq_find_mapping(struct irq_domain *domai
 {
 	return irq_find_mapping(domain, hwirq);
 }
+#endif
 
 __rust_helper void rust_helper_irq_move_irq(struct irq_data *d)
 {

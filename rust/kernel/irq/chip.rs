@@ -49,8 +49,6 @@ impl ChipFlags {
     pub const ONESHOT_SAFE: Self = Self::new(bindings::IRQCHIP_ONESHOT_SAFE);
     /// The chip requires `eoi` on unmask in threaded mode.
     pub const EOI_THREADED: Self = Self::new(bindings::IRQCHIP_EOI_THREADED);
-    /// The chip can provide level-triggered MSIs.
-    pub const SUPPORTS_LEVEL_MSI: Self = Self::new(bindings::IRQCHIP_SUPPORTS_LEVEL_MSI);
     /// The chip can deliver NMIs.
     pub const SUPPORTS_NMI: Self = Self::new(bindings::IRQCHIP_SUPPORTS_NMI);
     /// Invoke `enable` on wake-up interrupts in the suspend path.
@@ -192,9 +190,11 @@ impl crate::ModuleMetadata for BuiltIn {
 ///
 /// # Context
 ///
-/// Unless stated otherwise the callbacks run with the descriptor's raw spinlock (`desc->lock`)
-/// held and interrupts disabled, in hard IRQ context or in the thread that changes the line's
-/// state: they must not sleep or allocate with `GFP_KERNEL`.
+/// The callbacks run with interrupts disabled, in hard IRQ context or in the thread that changes
+/// the line's state, mostly with the descriptor's raw spinlock (`desc->lock`) held; the
+/// exceptions are `ipi_send_*`, `compose_msi_msg` when MSI descriptors are set up, and the
+/// `mask`/`ack`/`unmask`/`eoi` calls of `chained_irq_enter()`/`chained_irq_exit()` on a parent
+/// interrupt. They must not sleep or allocate with `GFP_KERNEL`.
 ///
 /// C header: [`include/linux/irq.h`](srctree/include/linux/irq.h) (`struct irq_chip`).
 #[vtable]
@@ -319,21 +319,33 @@ pub trait Chip {
 }
 
 /// The constant `struct irq_chip` of a [`Chip`] implementation.
+///
+/// Whoever installs the table on an interrupt guarantees that the interrupt's `chip_data` is null
+/// or points to a `T::Data` that outlives the installation: [`Domain`](super::Domain) installs
+/// it with its own host data; C code that installs it (VT-d's posted-MSI chip) with the data
+/// type it declares.
 pub struct ChipVtable<T: Chip>(PhantomData<T>);
 
-/// Recovers the chip data and [`IrqData`] of a callback.
+/// Recovers the chip data and [`IrqData`] of a callback; `None` if the chip data is gone (an
+/// interrupt being torn down by `irq_domain_reset_irq_data()`).
 ///
 /// # Safety
 ///
-/// `irqd` must be a valid `irq_data` for the duration of `'a` whose `chip_data` points to a
-/// valid `T::Data`, as [`ChipVtable`]'s installers guarantee.
-unsafe fn callback_args<'a, T: Chip>(irqd: *mut bindings::irq_data) -> (&'a T::Data, &'a IrqData) {
+/// `irqd` must be a valid `irq_data` for the duration of `'a` whose `chip_data` is null or points
+/// to a valid `T::Data`, as [`ChipVtable`]'s installers guarantee.
+unsafe fn callback_args<'a, T: Chip>(
+    irqd: *mut bindings::irq_data,
+) -> Option<(&'a T::Data, &'a IrqData)> {
     // SAFETY: Per the function's safety requirements `irqd` is valid for `'a`.
     let d = unsafe { IrqData::from_raw(irqd) };
-    // SAFETY: Per the function's safety requirements `chip_data` points to a valid `T::Data`
-    // that outlives the interrupt, hence `'a`.
-    let data = unsafe { &*(*irqd).chip_data.cast::<T::Data>() };
-    (data, d)
+    // SAFETY: Per the function's safety requirements `irqd` is valid.
+    let data = unsafe { (*irqd).chip_data }.cast::<T::Data>();
+    if data.is_null() {
+        return None;
+    }
+    // SAFETY: Per the function's safety requirements a non-null `chip_data` points to a valid
+    // `T::Data` that outlives the interrupt, hence `'a`.
+    Some((unsafe { &*data }, d))
 }
 
 impl<T: Chip> ChipVtable<T> {
@@ -344,7 +356,9 @@ impl<T: Chip> ChipVtable<T> {
     unsafe extern "C" fn startup(irqd: *mut bindings::irq_data) -> c_uint {
         // SAFETY: genirq calls chip callbacks with a valid `irq_data` of an interrupt this chip
         // is installed on, whose `chip_data` is a `T::Data` (see `ChipVtable`).
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return 0;
+        };
         T::startup(data, d)
     }
 
@@ -354,7 +368,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn shutdown(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return;
+        };
         T::shutdown(data, d)
     }
 
@@ -364,7 +380,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn enable(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return;
+        };
         T::enable(data, d)
     }
 
@@ -374,7 +392,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn disable(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return;
+        };
         T::disable(data, d)
     }
 
@@ -384,7 +404,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn ack(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return;
+        };
         T::ack(data, d)
     }
 
@@ -394,7 +416,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn mask(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return;
+        };
         T::mask(data, d)
     }
 
@@ -404,7 +428,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn mask_ack(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return;
+        };
         T::mask_ack(data, d)
     }
 
@@ -414,7 +440,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn unmask(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return;
+        };
         T::unmask(data, d)
     }
 
@@ -424,7 +452,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn eoi(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return;
+        };
         T::eoi(data, d)
     }
 
@@ -438,7 +468,9 @@ impl<T: Chip> ChipVtable<T> {
         force: bool,
     ) -> c_int {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return EINVAL.to_errno();
+        };
         // SAFETY: genirq passes a valid cpumask for the duration of the call.
         let mask = unsafe { Cpumask::from_raw(mask) };
         from_result(|| Ok(T::set_affinity(data, d, mask, force)? as c_int))
@@ -450,7 +482,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn retrigger(irqd: *mut bindings::irq_data) -> c_int {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return 0;
+        };
         c_int::from(T::retrigger(data, d))
     }
 
@@ -460,7 +494,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn set_type(irqd: *mut bindings::irq_data, ty: c_uint) -> c_int {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return EINVAL.to_errno();
+        };
         from_result(|| {
             T::set_type(data, d, TriggerType::try_from(ty)?)?;
             Ok(bindings::IRQ_SET_MASK_OK as c_int)
@@ -473,7 +509,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn set_wake(irqd: *mut bindings::irq_data, on: c_uint) -> c_int {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return EINVAL.to_errno();
+        };
         from_result(|| {
             T::set_wake(data, d, on != 0)?;
             Ok(0)
@@ -490,7 +528,9 @@ impl<T: Chip> ChipVtable<T> {
         state: *mut bool,
     ) -> c_int {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return EINVAL.to_errno();
+        };
         from_result(|| {
             let value = T::get_irqchip_state(data, d, ChipState::try_from(which)?)?;
             // SAFETY: genirq passes a valid pointer to write the state to.
@@ -509,7 +549,9 @@ impl<T: Chip> ChipVtable<T> {
         state: bool,
     ) -> c_int {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return EINVAL.to_errno();
+        };
         from_result(|| {
             T::set_irqchip_state(data, d, ChipState::try_from(which)?, state)?;
             Ok(0)
@@ -525,7 +567,9 @@ impl<T: Chip> ChipVtable<T> {
         vcpu: *mut c_void,
     ) -> c_int {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return EINVAL.to_errno();
+        };
         from_result(|| {
             T::set_vcpu_affinity(data, d, VcpuInfo(vcpu))?;
             Ok(0)
@@ -541,7 +585,9 @@ impl<T: Chip> ChipVtable<T> {
         msg: *mut bindings::msi_msg,
     ) {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return;
+        };
         let mut m = MsiMsg::default();
         T::compose_msi_msg(data, d, &mut m);
         // SAFETY: genirq passes a valid, writable `msi_msg`.
@@ -554,7 +600,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn ipi_send_single(irqd: *mut bindings::irq_data, cpu: c_uint) {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return;
+        };
         if let Some(cpu) = CpuId::from_u32(cpu) {
             T::ipi_send_single(data, d, cpu)
         }
@@ -569,7 +617,9 @@ impl<T: Chip> ChipVtable<T> {
         mask: *const bindings::cpumask,
     ) {
         // SAFETY: As in `startup`.
-        let (data, d) = unsafe { callback_args::<T>(irqd) };
+        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+            return;
+        };
         // SAFETY: genirq passes a valid cpumask for the duration of the call.
         T::ipi_send_mask(data, d, unsafe { Cpumask::from_raw(mask) })
     }

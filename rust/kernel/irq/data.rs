@@ -9,6 +9,7 @@
 
 use crate::{
     cpumask::Cpumask,
+    interrupt::LocalInterruptDisabled,
     prelude::*,
     types::Opaque, //
 };
@@ -160,27 +161,36 @@ impl IrqData {
 
     /// Sets the effective affinity (`irq_data_update_effective_affinity`).
     ///
-    /// Called from [`Chip::set_affinity`](super::Chip::set_affinity), with the descriptor lock
-    /// held.
-    pub fn update_effective_affinity(&self, mask: &Cpumask) {
-        // SAFETY: `self.0` is valid (type invariant); `mask` is a valid cpumask.
+    /// # Safety
+    ///
+    /// The caller holds the interrupt's descriptor lock, as in
+    /// [`Chip::set_affinity`](super::Chip::set_affinity).
+    pub unsafe fn update_effective_affinity(&self, mask: &Cpumask) {
+        // SAFETY: `self.0` is valid (type invariant); `mask` is a valid cpumask; the caller holds
+        // `desc->lock`.
         unsafe { bindings::irq_data_update_effective_affinity(self.as_raw(), mask.as_raw()) }
     }
 
     /// Applies a pending affinity change of the interrupt (`irq_move_irq`).
     ///
-    /// Called from an `ack` callback, with the descriptor lock held, in hard IRQ context.
-    pub fn move_irq(&self) {
-        // SAFETY: `self.0` is valid (type invariant); chip callbacks run under `desc->lock`.
+    /// # Safety
+    ///
+    /// The caller holds the interrupt's descriptor lock, as an `ack` called by a flow handler
+    /// does.
+    pub unsafe fn move_irq(&self) {
+        // SAFETY: `self.0` is valid (type invariant); the caller holds `desc->lock`.
         unsafe { bindings::irq_move_irq(self.as_raw()) }
     }
 
-    /// Changes the flow handler while the descriptor lock is held (`irq_set_handler_locked`).
+    /// Changes the flow handler (`irq_set_handler_locked`).
     ///
-    /// Called from [`Chip::set_type`](super::Chip::set_type), which runs under `desc->lock`.
-    pub fn set_handler_locked(&self, flow: FlowHandler) {
-        // SAFETY: `self.0` is valid (type invariant) and chip callbacks run with `desc->lock`
-        // held, as `irq_set_handler_locked` requires; the handler is a genirq flow handler.
+    /// # Safety
+    ///
+    /// The caller holds the interrupt's descriptor lock, as in
+    /// [`Chip::set_type`](super::Chip::set_type).
+    pub unsafe fn set_handler_locked(&self, flow: FlowHandler) {
+        // SAFETY: `self.0` is valid (type invariant); the caller holds `desc->lock`, as
+        // `irq_set_handler_locked` requires; the handler is a genirq flow handler.
         unsafe { bindings::irq_set_handler_locked(self.as_raw(), flow.as_raw()) }
     }
 
@@ -275,21 +285,30 @@ impl IrqDesc {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum FlowHandler {
     /// `handle_fasteoi_irq`: transparent controllers; only `eoi` after the handler (masks for
-    /// ONESHOT lines).
+    /// ONESHOT lines). The chip must implement `eoi`.
     FastEoi,
-    /// `handle_edge_irq`: `ack` first, re-runs the handler for edges that arrived meanwhile.
+    /// `handle_edge_irq`: `ack` first, re-runs the handler for edges that arrived meanwhile. The
+    /// chip must implement `ack`.
     Edge,
     /// `handle_level_irq`: `mask`+`ack` first, `unmask` after the handler.
     Level,
     /// `handle_simple_irq`: no chip calls at all.
     Simple,
-    /// `handle_percpu_devid_irq`: per-CPU interrupts with a per-CPU device id (PPIs, SGIs).
-    PercpuDevid,
     /// `handle_bad_irq`: spurious interrupt accounting; for lines that must not fire.
     Bad,
 }
 
 impl FlowHandler {
+    /// Checks that chip `C` has the callbacks this flow calls unconditionally (`ack` for the edge
+    /// flow, `eoi` for the fasteoi flow); `EINVAL` otherwise.
+    pub fn check<C: super::Chip>(self) -> Result {
+        match self {
+            Self::Edge if !C::HAS_ACK => Err(EINVAL),
+            Self::FastEoi if !C::HAS_EOI => Err(EINVAL),
+            _ => Ok(()),
+        }
+    }
+
     /// Returns the C flow handler.
     pub fn as_raw(self) -> bindings::irq_flow_handler_t {
         Some(match self {
@@ -297,7 +316,6 @@ impl FlowHandler {
             Self::Edge => bindings::handle_edge_irq,
             Self::Level => bindings::handle_level_irq,
             Self::Simple => bindings::handle_simple_irq,
-            Self::PercpuDevid => bindings::handle_percpu_devid_irq,
             Self::Bad => bindings::handle_bad_irq,
         })
     }
@@ -344,12 +362,12 @@ impl Drop for ChainedIrqGuard<'_> {
 }
 
 /// A chained (demultiplexing) flow handler, installed on a parent interrupt with
-/// [`Chained`](super::Chained).
+/// [`Mapping::set_chained_handler`](super::Mapping::set_chained_handler).
 pub trait ChainedHandler: Sync {
     /// Demultiplexes one parent interrupt.
     ///
-    /// Hard IRQ context; runs with interrupts disabled and no descriptor lock held. Create a
-    /// [`ChainedIrqGuard`] first, then call
+    /// Hard IRQ context; runs with interrupts disabled (`irqs_off`) and no descriptor lock held.
+    /// Create a [`ChainedIrqGuard`] first, then call
     /// [`Domain::handle_irq`](super::Domain::handle_irq) for every pending child.
-    fn handle(&self, desc: &IrqDesc);
+    fn handle(&self, desc: &IrqDesc, irqs_off: &LocalInterruptDisabled);
 }

@@ -7,7 +7,12 @@
 
 use core::{
     marker::PhantomData,
-    ptr::NonNull, //
+    mem::ManuallyDrop,
+    ptr::NonNull,
+    sync::atomic::{
+        AtomicUsize,
+        Ordering::Relaxed, //
+    },
 };
 
 use crate::{
@@ -17,6 +22,7 @@ use crate::{
         to_result,
         VTABLE_DEFAULT_ERROR, //
     },
+    interrupt::LocalInterruptDisabled,
     irq::{
         chip::{
             Chip,
@@ -30,8 +36,10 @@ use crate::{
         },
         IrqRequest,
     },
+    new_mutex,
     prelude::*,
-    str::CStr, //
+    str::CStr,
+    sync::Mutex, //
 };
 
 /// The maximum number of cells of an interrupt specifier (`IRQ_DOMAIN_IRQ_SPEC_PARAMS`).
@@ -93,9 +101,10 @@ impl FwSpec {
 ///
 /// # Context
 ///
-/// `map`, `unmap`, `xlate`, `translate`, `alloc` and `free` run in process context with the
-/// domain's mutex held (they may sleep); `activate`/`deactivate` may run with the descriptor
-/// lock held and must not sleep.
+/// `map`, `unmap`, `alloc` and `free` run in process context with the domain's mutex held (they
+/// may sleep); `xlate` and `translate` run in process context without it, and may also be called
+/// by [`Domain::create_fwspec_mapping`]; `activate`/`deactivate` may run with the descriptor lock
+/// held and must not sleep.
 ///
 /// C header: [`include/linux/irqdomain.h`](srctree/include/linux/irqdomain.h).
 #[vtable]
@@ -172,26 +181,40 @@ impl<T: DomainOps> Mapper<'_, T> {
 
     /// Installs the chip `C`, whose chip data is this domain's host data, and a flow handler
     /// (`irq_domain_set_info`).
-    pub fn set_chip_and_handler<C: Chip<Data = T>>(&self, flow: FlowHandler) {
-        set_info::<T, C>(self.domain, self.virq, self.hwirq, flow)
+    ///
+    /// Returns `EINVAL` if `C` lacks a callback the flow calls (see [`FlowHandler::check`]).
+    pub fn set_chip_and_handler<C: Chip<Data = T>>(&self, flow: FlowHandler) -> Result {
+        flow.check::<C>()?;
+        // SAFETY: The core called `map` for `self.virq` and `self.hwirq` of the live `domain`.
+        unsafe { set_info::<T, C>(self.domain, self.virq, self.hwirq, flow) };
+        Ok(())
     }
 }
 
-/// What [`DomainOps::alloc`] and [`DomainOps::free`] use to set up a hierarchy level.
+/// What [`DomainOps::alloc`] and [`DomainOps::free`] use to set up a hierarchy level: only the
+/// interrupts `virq..virq + nr` the core is allocating or freeing.
 pub struct Allocator<'a, T: DomainOps> {
     domain: *mut bindings::irq_domain,
+    virq: u32,
+    nr: u32,
     _p: PhantomData<&'a T>,
 }
 
-fn set_info<T: DomainOps, C: Chip<Data = T>>(
+/// Installs chip `C` with the domain's host data and `flow` on `virq`.
+///
+/// # Safety
+///
+/// `domain` is a live domain created by [`Domain`] for `T`, and `virq` is being mapped or
+/// allocated in it by the core, at `hwirq`.
+unsafe fn set_info<T: DomainOps, C: Chip<Data = T>>(
     domain: *mut bindings::irq_domain,
     virq: u32,
     hwirq: usize,
     flow: FlowHandler,
 ) {
-    // SAFETY: `domain` is a live domain whose `host_data` is a `T` (invariant of `Domain`) that
-    // outlives every interrupt of the domain, so `C`'s callbacks may borrow it as `C::Data`;
-    // `virq` belongs to `domain` (the core called the domain operation for it).
+    // SAFETY: `domain` is live and its `host_data` is a `T` (invariant of `Domain`) that outlives
+    // every interrupt of the domain, so `C`'s callbacks may borrow it as `C::Data`; `virq`
+    // belongs to `domain` (the function's safety requirements).
     unsafe {
         bindings::irq_domain_set_info(
             domain,
@@ -207,15 +230,42 @@ fn set_info<T: DomainOps, C: Chip<Data = T>>(
 }
 
 impl<T: DomainOps> Allocator<'_, T> {
+    /// Checks that `virq..virq + nr` lies in the interrupts being allocated and `hwirq` in the
+    /// domain's range.
+    fn check(&self, virq: u32, nr: u32, hwirq: usize) -> Result {
+        let end = virq.checked_add(nr).ok_or(EINVAL)?;
+        // SAFETY: `self.domain` is live for the duration of the operation.
+        let hwirq_max = unsafe { (*self.domain).hwirq_max };
+        if virq < self.virq || end > self.virq + self.nr || hwirq >= hwirq_max {
+            return Err(EINVAL);
+        }
+        Ok(())
+    }
+
     /// Installs the chip `C`, whose chip data is this domain's host data, and a flow handler on
     /// `virq` at this level (`irq_domain_set_info`).
-    pub fn set_info<C: Chip<Data = T>>(&self, virq: u32, hwirq: usize, flow: FlowHandler) {
-        set_info::<T, C>(self.domain, virq, hwirq, flow)
+    ///
+    /// Returns `EINVAL` for a `virq` outside the allocation, a `hwirq` outside the domain, or a
+    /// chip that lacks a callback the flow calls.
+    pub fn set_info<C: Chip<Data = T>>(
+        &self,
+        virq: u32,
+        hwirq: usize,
+        flow: FlowHandler,
+    ) -> Result {
+        self.check(virq, 1, hwirq)?;
+        flow.check::<C>()?;
+        // SAFETY: `virq` is being allocated in the live `self.domain` (checked above).
+        unsafe { set_info::<T, C>(self.domain, virq, hwirq, flow) };
+        Ok(())
     }
 
     /// Installs the chip `C` on `virq` at this level, leaving the flow handler to the top
     /// level (`irq_domain_set_hwirq_and_chip`).
+    ///
+    /// Returns `EINVAL` for a `virq` outside the allocation or a `hwirq` outside the domain.
     pub fn set_hwirq_and_chip<C: Chip<Data = T>>(&self, virq: u32, hwirq: usize) -> Result {
+        self.check(virq, 1, hwirq)?;
         // SAFETY: As in `set_info`.
         to_result(unsafe {
             bindings::irq_domain_set_hwirq_and_chip(
@@ -231,18 +281,20 @@ impl<T: DomainOps> Allocator<'_, T> {
     /// Allocates the parent domain's level of `nr` interrupts at `virq`, for the parent's
     /// specifier cells `params` (`irq_domain_alloc_irqs_parent`).
     ///
-    /// Returns `ENODEV` for a domain without parent, `EINVAL` for too many cells, or the
-    /// parent's error.
+    /// Returns `ENODEV` for a domain without parent, `EINVAL` for interrupts outside the
+    /// allocation or too many cells, or the parent's error.
     pub fn alloc_parent(&self, virq: u32, nr: u32, params: &[u32]) -> Result {
+        self.check(virq, nr, 0)?;
         // SAFETY: `self.domain` is live for the duration of the operation.
         let parent = unsafe { (*self.domain).parent };
         if parent.is_null() {
             return Err(ENODEV);
         }
-        // SAFETY: A non-null parent outlives its children (`Domain`'s lifetime parameter).
+        // SAFETY: A non-null parent outlives its children (see `Domain`).
         let mut spec = FwSpec::new(unsafe { (*parent).fwnode }, params)?;
-        // SAFETY: `self.domain` is live, `virq..virq + nr` are being allocated in it, and
-        // `spec` is the `irq_fwspec` argument the parent (a Rust domain) expects.
+        // SAFETY: `self.domain` is live, `virq..virq + nr` are being allocated in it (checked
+        // above), and `spec` is the `irq_fwspec` argument the parent, a Rust domain (only
+        // `Domain::new_hierarchy` sets a parent), expects.
         to_result(unsafe {
             bindings::irq_domain_alloc_irqs_parent(
                 self.domain,
@@ -254,6 +306,19 @@ impl<T: DomainOps> Allocator<'_, T> {
     }
 }
 
+/// The largest `hwirq_max` of a [`Domain`]: dropping a domain looks every hwirq up.
+pub const DOMAIN_HWIRQ_MAX: usize = 1 << 20;
+
+/// State of a [`Domain`] that its mappings and child domains refer to.
+#[pin_data]
+struct DomainState {
+    /// The virqs owned by [`Mapping`]s of the domain, leaked ones included.
+    #[pin]
+    owned: Mutex<KVec<u32>>,
+    /// The number of child domains alive (or leaked) below this one.
+    children: AtomicUsize,
+}
+
 /// An interrupt domain owned by Rust; removing it is dropping it.
 ///
 /// `'p` is the lifetime of the parent domain of a hierarchy (`'static` for root domains).
@@ -263,34 +328,41 @@ impl<T: DomainOps> Allocator<'_, T> {
 /// - `self.domain` is a live `irq_domain` created by `irq_domain_instantiate()` whose
 ///   `host_data` points to `*self.data` and whose ops are `DomainVtable::<T>`.
 /// - `self.fwnode` is the domain's named fwnode, owned by `self`.
-/// - Every hwirq of the domain is below `self.hwirq_max`.
+/// - `self.hwirq_max <= DOMAIN_HWIRQ_MAX`, and every hwirq of the domain is below it.
+/// - If `self.parent_children` is set, it is the child count of the live parent domain, which
+///   counts `self`.
 pub struct Domain<'p, T: DomainOps> {
     domain: NonNull<bindings::irq_domain>,
     fwnode: *mut bindings::fwnode_handle,
     hwirq_max: usize,
-    data: Pin<KBox<T>>,
+    data: ManuallyDrop<Pin<KBox<T>>>,
+    state: Pin<KBox<DomainState>>,
+    parent_children: *const AtomicUsize,
     _parent: PhantomData<&'p ()>,
 }
 
-// SAFETY: The domain is usable from any thread; the C side locks internally, `T: Send + Sync`.
+// SAFETY: The domain is usable from any thread; the C side locks internally, `T: Send + Sync`,
+// and the state is a mutex and an atomic.
 unsafe impl<T: DomainOps> Send for Domain<'_, T> {}
-// SAFETY: All `&self` methods call thread-safe genirq functions; `T: Sync`.
+// SAFETY: All `&self` methods call thread-safe genirq functions or lock `state`; `T: Sync`.
 unsafe impl<T: DomainOps> Sync for Domain<'_, T> {}
 
 impl<T: DomainOps> Domain<'static, T> {
     /// Creates a linear domain of `size` hwirqs (`irq_domain_create_linear`).
     ///
-    /// Process context. Returns `ENOMEM` or the error of `irq_domain_instantiate()`.
+    /// Process context. Returns `EINVAL` if `size` exceeds [`DOMAIN_HWIRQ_MAX`], `ENOMEM`, or
+    /// the error of `irq_domain_instantiate()`.
     pub fn new_linear(name: &CStr, size: u32, data: impl PinInit<T, Error>) -> Result<Self> {
-        Self::instantiate(name, size, size as usize, core::ptr::null_mut(), data)
+        Self::instantiate(name, size, size as usize, None, data)
     }
 
     /// Creates a tree (radix) domain for sparse hwirqs below `hwirq_max`
     /// (`irq_domain_create_tree`).
     ///
-    /// Process context. Returns `ENOMEM` or the error of `irq_domain_instantiate()`.
+    /// Process context. Returns `EINVAL` if `hwirq_max` exceeds [`DOMAIN_HWIRQ_MAX`],
+    /// `ENOMEM`, or the error of `irq_domain_instantiate()`.
     pub fn new_tree(name: &CStr, hwirq_max: usize, data: impl PinInit<T, Error>) -> Result<Self> {
-        Self::instantiate(name, 0, hwirq_max, core::ptr::null_mut(), data)
+        Self::instantiate(name, 0, hwirq_max, None, data)
     }
 }
 
@@ -298,7 +370,8 @@ impl<'p, T: DomainOps> Domain<'p, T> {
     /// Creates a hierarchical domain of `size` hwirqs below `parent`
     /// (`irq_domain_create_hierarchy`). `T` must implement [`DomainOps::alloc`].
     ///
-    /// Process context. Returns `ENOMEM` or the error of `irq_domain_instantiate()`.
+    /// Process context. Returns `EINVAL` if `size` exceeds [`DOMAIN_HWIRQ_MAX`], `ENOMEM`, or
+    /// the error of `irq_domain_instantiate()`.
     #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
     pub fn new_hierarchy<P: DomainOps>(
         name: &CStr,
@@ -306,16 +379,32 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         size: u32,
         data: impl PinInit<T, Error>,
     ) -> Result<Self> {
-        Self::instantiate(name, size, size as usize, parent.domain.as_ptr(), data)
+        Self::instantiate(
+            name,
+            size,
+            size as usize,
+            Some((parent.domain.as_ptr(), &parent.state.children)),
+            data,
+        )
     }
 
     fn instantiate(
         name: &CStr,
         size: u32,
         hwirq_max: usize,
-        parent: *mut bindings::irq_domain,
+        parent: Option<(*mut bindings::irq_domain, &AtomicUsize)>,
         data: impl PinInit<T, Error>,
     ) -> Result<Self> {
+        if hwirq_max > DOMAIN_HWIRQ_MAX {
+            return Err(EINVAL);
+        }
+        let state = KBox::pin_init(
+            pin_init!(DomainState {
+                owned <- new_mutex!(KVec::new()),
+                children: AtomicUsize::new(0),
+            }),
+            GFP_KERNEL,
+        )?;
         let data = KBox::pin_init(data, GFP_KERNEL)?;
         // SAFETY: `name` is a valid C string; the core copies it.
         let fwnode = unsafe { bindings::irq_domain_alloc_named_fwnode(name.as_char_ptr()) };
@@ -329,14 +418,14 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             ops: DomainVtable::<T>::build(),
             host_data: core::ptr::from_ref::<T>(&data).cast_mut().cast(),
             #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
-            parent,
+            parent: parent.map_or(core::ptr::null_mut(), |(p, _)| p),
             ..pin_init::zeroed()
         };
-        #[cfg(not(CONFIG_IRQ_DOMAIN_HIERARCHY))]
-        let _ = parent;
         // SAFETY: `info` is fully initialised; `host_data` points into a pinned box that
         // `Self` owns and drops only after removing the domain.
-        let domain = match from_err_ptr(unsafe { bindings::irq_domain_instantiate(&info) }) {
+        let domain = match from_err_ptr(unsafe { bindings::irq_domain_instantiate(&info) })
+            .and_then(|d| NonNull::new(d).ok_or(ENOMEM))
+        {
             Ok(d) => d,
             Err(e) => {
                 // SAFETY: `fwnode` was allocated above and is not used by any domain.
@@ -344,13 +433,22 @@ impl<'p, T: DomainOps> Domain<'p, T> {
                 return Err(e);
             }
         };
-        // INVARIANT: `domain` was just instantiated with `host_data` = `data`, `fwnode` and
-        // `hwirq_max`.
+        let parent_children = match parent {
+            Some((_, children)) => {
+                children.fetch_add(1, Relaxed);
+                core::ptr::from_ref(children)
+            }
+            None => core::ptr::null(),
+        };
+        // INVARIANT: `domain` was just instantiated with `host_data` = `data`, `fwnode` and a
+        // checked `hwirq_max`; the parent's child count includes the new domain.
         Ok(Self {
-            domain: NonNull::new(domain).ok_or(ENOMEM)?,
+            domain,
             fwnode,
             hwirq_max,
-            data,
+            data: ManuallyDrop::new(data),
+            state,
+            parent_children,
             _parent: PhantomData,
         })
     }
@@ -367,38 +465,59 @@ impl<'p, T: DomainOps> Domain<'p, T> {
 
     /// Maps `hwirq`, calling [`DomainOps::map`] (`irq_create_mapping`) for a simple domain.
     ///
-    /// Process context. Returns `EINVAL` if `hwirq` is out of range or the mapping fails.
+    /// Process context. Returns `EINVAL` if `hwirq` is out of range or the mapping fails, and
+    /// `EBUSY` if `hwirq` is already mapped (each interrupt has one [`Mapping`] owner).
     pub fn create_mapping(&self, hwirq: usize) -> Result<Mapping<'_>> {
-        if hwirq >= self.hwirq_max {
-            return Err(EINVAL);
-        }
         // SAFETY: `self.domain` is live (type invariant).
-        let virq = unsafe { bindings::irq_create_mapping(self.as_raw(), hwirq) };
-        if virq == 0 {
-            return Err(EINVAL);
-        }
-        // INVARIANT: `virq` was just mapped in this domain.
-        Ok(Mapping {
-            virq,
-            _d: PhantomData,
+        self.map_owned(hwirq, || unsafe {
+            bindings::irq_create_mapping(self.as_raw(), hwirq)
         })
     }
 
     /// Maps the interrupt of specifier `params`, calling [`DomainOps::xlate`] or
     /// [`DomainOps::translate`], then `map` or `alloc` (`irq_create_fwspec_mapping`).
     ///
-    /// Process context. Returns `EINVAL` if the specifier is refused or the mapping fails.
+    /// Process context. Returns `EINVAL` if the specifier is refused or the mapping fails, and
+    /// `EBUSY` if its hwirq is already mapped.
     pub fn create_fwspec_mapping(&self, params: &[u32]) -> Result<Mapping<'_>> {
         let mut spec = FwSpec::new(self.fwnode, params)?;
+        // The hwirq, as the core will translate it, to refuse a second owner up front.
+        let hwirq = if T::HAS_TRANSLATE {
+            self.data.translate(&spec)?.0
+        } else if T::HAS_XLATE {
+            self.data.xlate(params)?.0
+        } else {
+            *params.first().ok_or(EINVAL)? as usize
+        };
         // SAFETY: `spec` is a valid specifier for this domain's fwnode.
-        let virq = unsafe { bindings::irq_create_fwspec_mapping(&mut spec.0) };
+        self.map_owned(hwirq, || unsafe {
+            bindings::irq_create_fwspec_mapping(&mut spec.0)
+        })
+    }
+
+    fn map_owned(&self, hwirq: usize, map: impl FnOnce() -> c_uint) -> Result<Mapping<'_>> {
+        if hwirq >= self.hwirq_max {
+            return Err(EINVAL);
+        }
+        let mut owned = self.state.owned.lock();
+        if self.find_mapping(hwirq).is_some() {
+            return Err(EBUSY);
+        }
+        owned.reserve(1, GFP_KERNEL)?;
+        let virq = map();
         if virq == 0 {
             return Err(EINVAL);
         }
-        // INVARIANT: `virq` was just mapped in this domain.
+        if let Err(e) = owned.push(virq, GFP_KERNEL) {
+            // SAFETY: `virq` was just mapped by this call and nobody else owns it.
+            unsafe { bindings::irq_dispose_mapping(virq) };
+            return Err(e.into());
+        }
+        // INVARIANT: `virq` was just mapped in this domain and is recorded as owned by the new
+        // `Mapping` only.
         Ok(Mapping {
             virq,
-            _d: PhantomData,
+            owned: &self.state.owned,
         })
     }
 
@@ -413,10 +532,11 @@ impl<'p, T: DomainOps> Domain<'p, T> {
 
     /// Runs the flow handler of `hwirq` (`generic_handle_domain_irq`).
     ///
-    /// Hard IRQ context (a chained handler or a root handler), interrupts disabled. Returns
-    /// `EINVAL` if `hwirq` is not mapped.
-    pub fn handle_irq(&self, hwirq: usize) -> Result {
-        // SAFETY: `self.domain` is live (type invariant).
+    /// Hard IRQ context (a chained handler or a root handler), interrupts disabled as
+    /// `irqs_off` proves. Returns `EINVAL` if `hwirq` is not mapped.
+    pub fn handle_irq(&self, hwirq: usize, _irqs_off: &LocalInterruptDisabled) -> Result {
+        // SAFETY: `self.domain` is live (type invariant); interrupts are disabled, so the
+        // descriptor looked up under RCU stays valid while its flow handler runs.
         to_result(unsafe { bindings::generic_handle_domain_irq(self.as_raw(), hwirq) })
     }
 
@@ -425,26 +545,43 @@ impl<'p, T: DomainOps> Domain<'p, T> {
     ///
     /// Any context. Returns `EINVAL` if `hwirq` is not mapped.
     pub fn handle_irq_safe(&self, hwirq: usize) -> Result {
-        // SAFETY: `self.domain` is live (type invariant).
+        // SAFETY: `self.domain` is live (type invariant); the C function disables interrupts.
         to_result(unsafe { bindings::generic_handle_domain_irq_safe(self.as_raw(), hwirq) })
     }
 }
 
 impl<T: DomainOps> Drop for Domain<'_, T> {
     fn drop(&mut self) {
-        // Dispose of mappings whose `Mapping` was leaked, so that no descriptor keeps pointing
-        // at the removed domain.
+        if self.state.children.load(Relaxed) != 0 {
+            // A child domain was leaked and still points at this one: leak this one too (the
+            // domain, its host data and its fwnode stay), rather than free what it uses.
+            pr_err!("irq: not removing an interrupt domain whose child domain was leaked\n");
+            return;
+        }
+        // Dispose of the mappings `Mapping`s owned, leaked ones included, then of those made by
+        // other code (C consumers mapping firmware specifiers), so that no descriptor keeps
+        // pointing at the removed domain.
+        let owned = core::mem::take(&mut *self.state.owned.lock());
+        for virq in owned.iter() {
+            // SAFETY: `virq` is mapped in this live domain and its `Mapping` is gone or leaked.
+            unsafe { bindings::irq_dispose_mapping(*virq) };
+        }
         for hwirq in 0..self.hwirq_max {
             if let Some(virq) = self.find_mapping(hwirq) {
-                // SAFETY: `virq` is mapped in this live domain.
+                // SAFETY: `virq` is mapped in this live domain and not owned by a `Mapping`.
                 unsafe { bindings::irq_dispose_mapping(virq) };
             }
         }
-        // SAFETY: The domain is live and has no mappings left (type invariant, loop above); a
-        // child domain borrows `self` (`'p`) so none is left either.
+        // SAFETY: The domain is live and has no mappings and no child domains left.
         unsafe { bindings::irq_domain_remove(self.as_raw()) };
         // SAFETY: The fwnode is owned by `self` and no longer used by the removed domain.
         unsafe { bindings::irq_domain_free_fwnode(self.fwnode) };
+        if !self.parent_children.is_null() {
+            // SAFETY: The parent is alive: it does not drop while it counts a child (above).
+            unsafe { &*self.parent_children }.fetch_sub(1, Relaxed);
+        }
+        // SAFETY: The domain that pointed at the host data is removed; it is not used again.
+        unsafe { ManuallyDrop::drop(&mut self.data) };
     }
 }
 
@@ -452,10 +589,11 @@ impl<T: DomainOps> Drop for Domain<'_, T> {
 ///
 /// # Invariants
 ///
-/// `self.virq` is a mapped interrupt of a domain that outlives `'d`.
+/// `self.virq` is a mapped interrupt of a domain that outlives `'d`, recorded in that domain's
+/// `owned` list, whose only owner is `self`.
 pub struct Mapping<'d> {
     virq: u32,
-    _d: PhantomData<&'d ()>,
+    owned: &'d Mutex<KVec<u32>>,
 }
 
 impl<'d> Mapping<'d> {
@@ -468,7 +606,8 @@ impl<'d> Mapping<'d> {
     /// [`Registration`](super::Registration) or
     /// [`ThreadedRegistration`](super::ThreadedRegistration).
     pub fn request(&self) -> IrqRequest<'_> {
-        // SAFETY: `self.virq` is mapped and stays mapped for the borrow of `self`.
+        // SAFETY: `self.virq` is mapped and, as `self` is its only owner, stays mapped for the
+        // borrow of `self`.
         unsafe { IrqRequest::from_virq(self.virq) }
     }
 
@@ -505,51 +644,76 @@ impl<'d> Mapping<'d> {
 
     /// Installs `handler` as the chained flow handler of this (parent) interrupt.
     ///
-    /// Process context. The handler is removed when the returned [`Chained`] is dropped.
-    pub fn set_chained_handler<'a, H: ChainedHandler>(&'a self, handler: &'a H) -> Chained<'a, H> {
-        // SAFETY: `self.virq` is mapped; `handler` outlives the returned `Chained`, which removes
-        // the handler and waits for running instances before the borrow ends.
+    /// Process context. The handler is removed when the returned [`Chained`] is dropped; if
+    /// that is leaked, so is the handler, which stays installed. Returns `EINVAL` if the
+    /// interrupt's chip can neither EOI nor mask and unmask, which `chained_irq_enter()` and
+    /// `chained_irq_exit()` need.
+    pub fn set_chained_handler<H: ChainedHandler + 'static>(
+        &mut self,
+        handler: KBox<H>,
+    ) -> Result<Chained<'_, H>> {
+        // SAFETY: `self.virq` is mapped (type invariant).
+        let irqd = unsafe { bindings::irq_get_irq_data(self.virq) };
+        // SAFETY: A mapped interrupt has valid `irq_data`, whose `chip` is null or valid.
+        let chip = unsafe { (*irqd).chip.as_ref() }.ok_or(EINVAL)?;
+        if chip.irq_eoi.is_none() && (chip.irq_mask.is_none() || chip.irq_unmask.is_none()) {
+            return Err(EINVAL);
+        }
+        let handler = KBox::into_raw(handler);
+        // SAFETY: `self.virq` is mapped and exclusively borrowed (no registration on it can
+        // exist); `handler` stays valid until `Chained` drops it after uninstalling, or forever
+        // if `Chained` is leaked.
         unsafe {
             bindings::irq_set_chained_handler_and_data(
                 self.virq,
                 Some(chained_trampoline::<H>),
-                core::ptr::from_ref(handler).cast_mut().cast(),
+                handler.cast(),
             )
         };
-        // INVARIANT: The handler was just installed on `self.virq`.
-        Chained {
+        // INVARIANT: The handler was just installed on `self.virq` with `handler` as data.
+        Ok(Chained {
             virq: self.virq,
-            _h: PhantomData,
-        }
+            handler,
+            _m: PhantomData,
+        })
     }
 }
 
 impl Drop for Mapping<'_> {
     fn drop(&mut self) {
-        // SAFETY: `self.virq` is mapped (type invariant) and no `IrqRequest` borrowed from `self`
-        // (hence no registration) is left.
+        let virq = self.virq;
+        self.owned.lock().retain(|v| *v != virq);
+        // SAFETY: `self.virq` is mapped and owned by `self` only (type invariant), and no
+        // `IrqRequest` borrowed from `self`, hence no registration, is left.
         unsafe { bindings::irq_dispose_mapping(self.virq) };
     }
 }
 
-/// A chained flow handler installed on a parent interrupt.
+/// A chained flow handler installed on a parent interrupt; dropping it uninstalls the handler
+/// and frees it once no CPU runs it anymore.
 ///
 /// # Invariants
 ///
-/// A [`ChainedHandler`] `H`, borrowed for `'a`, is the chained handler of `self.virq`.
+/// `self.handler` comes from `KBox::into_raw()` and is the handler data of the chained handler
+/// `chained_trampoline::<H>` of `self.virq`, mapped for `'a`.
 pub struct Chained<'a, H: ChainedHandler> {
     virq: u32,
-    _h: PhantomData<&'a H>,
+    handler: *mut H,
+    _m: PhantomData<&'a mut ()>,
 }
 
 impl<H: ChainedHandler> Drop for Chained<'_, H> {
     fn drop(&mut self) {
-        // SAFETY: `self.virq` is mapped for `'a` (type invariant); removing the handler and
-        // synchronising ensures no CPU still runs the handler with the borrowed data.
+        // SAFETY: `self.virq` is mapped (type invariant). Chained handlers run in hard IRQ
+        // context with interrupts disabled, an RCU read-side critical section: once the handler
+        // is uninstalled, `synchronize_rcu()` waits for every CPU still running it.
         unsafe {
             bindings::irq_set_chained_handler_and_data(self.virq, None, core::ptr::null_mut());
-            bindings::synchronize_irq(self.virq);
+            bindings::synchronize_rcu();
         }
+        // SAFETY: `self.handler` came from `KBox::into_raw()` (type invariant) and nothing uses
+        // it anymore.
+        drop(unsafe { KBox::from_raw(self.handler) });
     }
 }
 
@@ -557,15 +721,17 @@ impl<H: ChainedHandler> Drop for Chained<'_, H> {
 ///
 /// # Safety
 ///
-/// Only installed by [`Mapping::set_chained_handler`], whose handler data is a `&H` valid until
-/// the [`Chained`] is dropped; called by genirq with the descriptor it was installed on.
+/// Only installed by [`Mapping::set_chained_handler`], whose handler data is an `H` valid until
+/// the [`Chained`] has uninstalled it; called by genirq, in hard IRQ context with interrupts
+/// disabled, with the descriptor it was installed on.
 unsafe extern "C" fn chained_trampoline<H: ChainedHandler>(desc: *mut bindings::irq_desc) {
     // SAFETY: genirq calls the chained handler with the valid descriptor it was installed on.
     let desc = unsafe { IrqDesc::from_raw(desc) };
-    // SAFETY: The handler data was set to a `&H` in `Mapping::set_chained_handler`, valid until
-    // `Chained` is dropped.
+    // SAFETY: The handler data is an `H` valid while installed (see the function's safety).
     let handler = unsafe { &*bindings::irq_desc_get_handler_data(desc.as_raw()).cast::<H>() };
-    handler.handle(desc);
+    // SAFETY: Chained flow handlers run with interrupts disabled.
+    let irqs_off = unsafe { LocalInterruptDisabled::assume_disabled() };
+    handler.handle(desc, irqs_off);
 }
 
 struct DomainVtable<T: DomainOps>(PhantomData<T>);
@@ -632,6 +798,10 @@ impl<T: DomainOps> DomainVtable<T> {
             // SAFETY: The core passes `intsize` valid cells at `intspec`.
             let cells = unsafe { core::slice::from_raw_parts(intspec, intsize as usize) };
             let (hwirq, ty) = t.xlate(cells)?;
+            // SAFETY: `d` is live.
+            if hwirq >= unsafe { (*d).hwirq_max } {
+                return Err(EINVAL);
+            }
             // SAFETY: The core passes valid output pointers.
             unsafe {
                 *out_hwirq = hwirq;
@@ -657,6 +827,10 @@ impl<T: DomainOps> DomainVtable<T> {
             // SAFETY: The core passes a valid specifier.
             let spec = unsafe { FwSpec::from_raw(fwspec) }?;
             let (hwirq, ty) = t.translate(spec)?;
+            // SAFETY: `d` is live.
+            if hwirq >= unsafe { (*d).hwirq_max } {
+                return Err(EINVAL);
+            }
             // SAFETY: The core passes valid output pointers.
             unsafe {
                 *out_hwirq = hwirq;
@@ -688,6 +862,8 @@ impl<T: DomainOps> DomainVtable<T> {
             t.alloc(
                 &Allocator {
                     domain: d,
+                    virq,
+                    nr,
                     _p: PhantomData,
                 },
                 virq,
@@ -709,6 +885,8 @@ impl<T: DomainOps> DomainVtable<T> {
             t.free(
                 &Allocator {
                     domain: d,
+                    virq,
+                    nr,
                     _p: PhantomData,
                 },
                 virq,

@@ -35,22 +35,22 @@ use core::{
 pub const NR_PIR_WORDS: usize = 4;
 
 /// The first vector an external interrupt can use (`FIRST_EXTERNAL_VECTOR`).
-pub const FIRST_EXTERNAL_VECTOR: u32 = 0x20;
+pub const FIRST_EXTERNAL_VECTOR: u32 = bindings::FIRST_EXTERNAL_VECTOR;
 
 /// The posted-MSI notification vector (`POSTED_MSI_NOTIFICATION_VECTOR`).
-pub const POSTED_MSI_NOTIFICATION_VECTOR: u32 = 0xeb;
+pub const POSTED_MSI_NOTIFICATION_VECTOR: u32 = bindings::POSTED_MSI_NOTIFICATION_VECTOR;
 
 /// The first system vector (`FIRST_SYSTEM_VECTOR`); device vectors lie below it.
-pub const FIRST_SYSTEM_VECTOR: u32 = POSTED_MSI_NOTIFICATION_VECTOR;
+pub const FIRST_SYSTEM_VECTOR: u32 = bindings::FIRST_SYSTEM_VECTOR;
 
 /// Loops of the notification handler, the final pass after clearing ON included
 /// (`MAX_POSTED_MSI_COALESCING_LOOP`).
 pub const MAX_COALESCING_LOOP: u32 = 3;
 
 /// Bit of the control word: a notification is outstanding (`POSTED_INTR_ON`).
-const ON: u64 = 1 << 0;
+const ON: u64 = 1 << bindings::POSTED_INTR_ON;
 /// Bit of the control word: notifications are suppressed (`POSTED_INTR_SN`).
-const SN: u64 = 1 << 1;
+const SN: u64 = 1 << bindings::POSTED_INTR_SN;
 
 /// An interrupt vector a PIR can hold: 32..=255.
 ///
@@ -185,7 +185,10 @@ impl PiDesc {
     #[inline]
     pub fn post(&self, vector: Vector) -> bool {
         self.set_pir(vector);
-        let mut c = self.control.load(Relaxed);
+        // SeqCst: this load and the handler's harvest after clearing ON form a store-buffering
+        // pair (PIR write then ON read here, ON write then PIR read there). On x86 a SeqCst load
+        // is a plain `mov`, as C's `READ_ONCE()`.
+        let mut c = self.control.load(SeqCst);
         loop {
             if c & (ON | SN) != 0 {
                 return false;
@@ -225,7 +228,8 @@ impl PiDesc {
     pub fn harvest(&self, out: &mut [u64; NR_PIR_WORDS]) -> bool {
         let mut pending = 0;
         for (o, w) in out.iter_mut().zip(&self.pir) {
-            *o = w.load(Relaxed);
+            // SeqCst: pairs with `post()` (see there); a plain `mov` on x86.
+            *o = w.load(SeqCst);
             pending |= *o;
         }
         if pending == 0 {
@@ -348,9 +352,10 @@ pub fn demux(pid: &PiDesc, mut handle: impl FnMut(Vector)) {
 /// Exists with the Rust notification handler (`CONFIG_X86_POSTED_MSI_RUST`).
 #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
 #[inline]
-pub fn call_irq_handler(vector: Vector) {
+pub fn call_irq_handler(vector: Vector, _irqs_off: &crate::interrupt::LocalInterruptDisabled) {
     // SAFETY: `vector` is a device vector; the C function looks the descriptor up in this CPU's
-    // `vector_irq[]` and handles a missing one as a spurious interrupt.
+    // `vector_irq[]`, which interrupts being disabled keeps stable, and handles a missing one as
+    // a spurious interrupt.
     unsafe { bindings::x86_posted_msi_call_irq_handler(vector.as_u32() as c_int) }
 }
 
@@ -360,6 +365,25 @@ pub fn call_irq_handler(vector: Vector) {
 pub fn apic_eoi() {
     // SAFETY: Only tells the local APIC that the in-service interrupt is complete.
     unsafe { bindings::apic_eoi() }
+}
+
+/// The body of the posted-MSI notification handler: demultiplexes this CPU's posted MSIs
+/// ([`demux`] calling [`call_irq_handler`]) and EOIs the notification through `apic_eoi()`.
+///
+/// `sysvec_posted_msi_notification()`, the IDT entry, stays C/asm and does the entry
+/// bookkeeping: irq regs, the PMN count, `irq_enter()`/`irq_exit()`.
+///
+/// # Safety
+///
+/// Only called by `sysvec_posted_msi_notification()`: hard IRQ context, interrupts disabled,
+/// between `irq_enter()` and `irq_exit()`.
+#[cfg(CONFIG_X86_POSTED_MSI_RUST)]
+#[no_mangle]
+unsafe extern "C" fn rust_posted_msi_notification() {
+    // SAFETY: The notification handler runs with interrupts disabled (function's safety).
+    let irqs_off = unsafe { crate::interrupt::LocalInterruptDisabled::assume_disabled() };
+    demux(PiDesc::this_cpu(), |v| call_irq_handler(v, irqs_off));
+    apic_eoi();
 }
 
 /// Returns whether this CPU is running the posted-MSI notification handler
@@ -380,10 +404,14 @@ pub fn notification_active() -> bool {
 /// notification handler -- `irq_retrigger()` raised the vector itself -- does it EOI, or the
 /// stale ISR bit would block lower-priority interrupts.
 ///
-/// Hard IRQ context, with the descriptor lock held.
+/// # Safety
+///
+/// Hard IRQ context, with the interrupt's descriptor lock held: as the `irq_ack` of a flow
+/// handler.
 #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
-pub fn ack(irqd: &crate::irq::IrqData) {
-    irqd.move_irq();
+pub unsafe fn ack(irqd: &crate::irq::IrqData) {
+    // SAFETY: The caller holds the descriptor lock.
+    unsafe { irqd.move_irq() };
     if !notification_active() {
         apic_eoi();
     }
@@ -397,8 +425,9 @@ pub fn ack(irqd: &crate::irq::IrqData) {
 #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
 #[no_mangle]
 unsafe extern "C" fn intel_ack_posted_msi_irq(irqd: *mut bindings::irq_data) {
-    // SAFETY: genirq passes the valid `irq_data` of the interrupt being acked.
-    ack(unsafe { crate::irq::IrqData::from_raw(irqd) })
+    // SAFETY: genirq passes the valid `irq_data` of the interrupt being acked, from a flow
+    // handler that holds its descriptor lock.
+    unsafe { ack(crate::irq::IrqData::from_raw(irqd)) }
 }
 
 #[cfg(CONFIG_X86_POSTED_MSI_KUNIT_TEST)]

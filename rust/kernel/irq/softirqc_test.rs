@@ -9,6 +9,7 @@
 #[macros::kunit_tests(rust_irq_provider)]
 mod tests {
     use crate::{
+        interrupt::LocalInterruptDisabled,
         irq::{
             ChainedHandler, ChainedIrqGuard, Chip, ChipFlags, ChipState, Domain, DomainOps, Flags,
             FlowHandler, FwSpec, IrqData, IrqDesc, IrqReturn, Mapper, Registration,
@@ -17,7 +18,7 @@ mod tests {
         prelude::*,
         sync::{
             atomic::{Atomic, Full, Relaxed},
-            Completion,
+            Arc, Completion,
         },
     };
 
@@ -180,8 +181,7 @@ mod tests {
             if hwirq >= NR_LINES {
                 return Err(EINVAL);
             }
-            mapper.set_chip_and_handler::<SoftChip>(Self::flow(hwirq));
-            Ok(())
+            mapper.set_chip_and_handler::<SoftChip>(Self::flow(hwirq))
         }
 
         /// Two cells: hwirq and `IRQ_TYPE_*`; a raw type that is not a trigger type is `EINVAL`.
@@ -303,6 +303,18 @@ mod tests {
         assert_eq!(domain.find_mapping(20), Some(m.irq()));
         assert_eq!(m.set_trigger_type(TriggerType::EdgeBoth), Err(EINVAL));
         m.set_trigger_type(TriggerType::LevelLow)?;
+        // A raw type that is no trigger type, through genirq's own entry: the chip wrapper
+        // refuses it before the driver's `set_type` runs.
+        reset_log();
+        // SAFETY: `m.irq()` is mapped; `irq_set_irq_type` validates its arguments.
+        assert_eq!(
+            unsafe { bindings::irq_set_irq_type(m.irq(), 0xc) },
+            EINVAL.to_errno()
+        );
+        assert!(!log().contains(&(16 + OP_SET_TYPE)));
+        // One owner per interrupt.
+        assert_eq!(domain.create_fwspec_mapping(&[20, 4]).err(), Some(EBUSY));
+        assert_eq!(domain.create_mapping(20).err(), Some(EBUSY));
         // Too many cells for an `irq_fwspec`.
         assert_eq!(domain.create_fwspec_mapping(&[0; 17]).err(), Some(EINVAL));
         // Out-of-range hwirq.
@@ -523,7 +535,7 @@ mod tests {
         ) -> Result {
             let (hwirq, _) = self.translate(spec)?;
             for i in 0..nr {
-                alloc.set_info::<ParentChip>(virq + i, hwirq + i as usize, FlowHandler::FastEoi);
+                alloc.set_info::<ParentChip>(virq + i, hwirq + i as usize, FlowHandler::FastEoi)?;
             }
             Ok(())
         }
@@ -583,7 +595,7 @@ mod tests {
             let (hwirq, _) = self.translate(spec)?;
             alloc.alloc_parent(virq, nr, &[hwirq as u32 + 16])?;
             for i in 0..nr {
-                alloc.set_info::<ChildChip>(virq + i, hwirq + i as usize, FlowHandler::FastEoi);
+                alloc.set_info::<ChildChip>(virq + i, hwirq + i as usize, FlowHandler::FastEoi)?;
             }
             Ok(())
         }
@@ -632,19 +644,19 @@ mod tests {
     }
 
     /// Demultiplexes a parent line into a child domain's pending lines.
-    struct Demux<'a> {
-        child: &'a Domain<'static, SoftIrqc>,
-        runs: Atomic<u32>,
+    struct Demux {
+        child: Arc<Domain<'static, SoftIrqc>>,
+        runs: Arc<Atomic<u32>>,
     }
 
-    impl ChainedHandler for Demux<'_> {
-        fn handle(&self, desc: &IrqDesc) {
+    impl ChainedHandler for Demux {
+        fn handle(&self, desc: &IrqDesc, irqs_off: &LocalInterruptDisabled) {
             let _guard = ChainedIrqGuard::new(desc);
             self.runs.fetch_add(1, Full);
             let c = self.child.data();
             for hwirq in 0..NR_LINES {
                 if c.pending[hwirq].load(Relaxed) != 0 && c.masked[hwirq].load(Relaxed) == 0 {
-                    let _ = self.child.handle_irq(hwirq);
+                    let _ = self.child.handle_irq(hwirq, irqs_off);
                 }
             }
         }
@@ -653,14 +665,15 @@ mod tests {
     #[test]
     fn chained_handler_demuxes() -> Result {
         let parent = soft_domain(4)?;
-        let child = soft_domain(5)?;
+        let child = Arc::new(soft_domain(5)?, GFP_KERNEL)?;
+        let runs = Arc::new(Atomic::new(0), GFP_KERNEL)?;
         // Parent line 16 is fasteoi: `chained_irq_enter` does nothing, `chained_irq_exit` EOIs.
-        let pm = parent.create_mapping(16)?;
+        let mut pm = parent.create_mapping(16)?;
         let demux = Demux {
-            child: &child,
-            runs: Atomic::new(0),
+            child: child.clone(),
+            runs: runs.clone(),
         };
-        let chained = pm.set_chained_handler(&demux);
+        let chained = pm.set_chained_handler(KBox::new(demux, GFP_KERNEL)?)?;
 
         let cm = child.create_mapping(2)?;
         // SAFETY: Dropped at the end of the test, never leaked.
@@ -679,7 +692,7 @@ mod tests {
         // The child line is pending; the parent line fires.
         child.data().pending[2].store(1, Relaxed);
         raise(&parent, 16)?;
-        assert_eq!(demux.runs.load(Relaxed), 1);
+        assert_eq!(runs.load(Relaxed), 1);
         assert_eq!(reg.handler().hits.load(Relaxed), 1);
         assert_eq!(&log()[..], &[5 * 16 + OP_ACK, HARD, 4 * 16 + OP_EOI]);
         drop(reg);

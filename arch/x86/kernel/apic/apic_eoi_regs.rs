@@ -7,20 +7,15 @@
 
 use core::arch::asm;
 
-/// Offset of the EOI register in the xAPIC register page (`APIC_EOI`).
-const APIC_EOI: u32 = 0xb0;
-
-/// First MSR of the x2APIC register range (`APIC_BASE_MSR`).
-const APIC_BASE_MSR: u32 = 0x800;
+use kernel::bindings::{
+    APIC_BASE_MSR,
+    APIC_EOI,
+    APIC_EOI_ACK,
+    EX_TYPE_WRMSR, //
+};
 
 /// The x2APIC EOI MSR: `APIC_BASE_MSR + (APIC_EOI >> 4)` = 0x80b.
 const X2APIC_EOI_MSR: u32 = APIC_BASE_MSR + (APIC_EOI >> 4);
-
-/// The value written to the EOI register (`APIC_EOI_ACK`).
-const APIC_EOI_ACK: u32 = 0;
-
-/// `EX_TYPE_WRMSR` of `arch/x86/include/asm/extable_fixup_types.h`.
-const EX_TYPE_WRMSR: u32 = 8;
 
 /// Writes `APIC_EOI_ACK` to the x2APIC EOI MSR, as `native_wrmsrq()` does.
 ///
