@@ -453,7 +453,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         })
     }
 
-    /// Returns the host data.
+    /// Returns the host data (the `T` of the domain).
     pub fn data(&self) -> &T {
         &self.data
     }
