@@ -520,9 +520,7 @@ mod tests {
                 }
             });
         }
-        for v in 0x40..=0x45 {
-            assert_eq!(hits[v], 1);
-        }
+        assert!(hits[0x40..=0x45].iter().all(|h| *h == 1));
         assert_eq!(hits.iter().sum::<u32>(), 6);
         // Every notification was one demux round, and the chain needed fewer than its length.
         assert_eq!(rounds, notifications);

@@ -307,10 +307,8 @@ mod tests {
         // refuses it before the driver's `set_type` runs.
         reset_log();
         // SAFETY: `m.irq()` is mapped; `irq_set_irq_type` validates its arguments.
-        assert_eq!(
-            unsafe { bindings::irq_set_irq_type(m.irq(), 0xc) },
-            EINVAL.to_errno()
-        );
+        let ret = unsafe { bindings::irq_set_irq_type(m.irq(), 0xc) };
+        assert_eq!(ret, EINVAL.to_errno());
         assert!(!log().contains(&(16 + OP_SET_TYPE)));
         // One owner per interrupt.
         assert_eq!(domain.create_fwspec_mapping(&[20, 4]).err(), Some(EBUSY));

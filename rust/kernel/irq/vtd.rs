@@ -6,7 +6,7 @@
 //! remapping installs this chip instead of "INTEL-IR" on PCI MSI/MSI-X interrupts: the same
 //! IRTE handling, but an `ack` without EOI, since posted MSIs never reach the local APIC's IRR
 //! and the notification handler EOIs once for a whole burst. The IRTE operations stay the C
-//! functions of `irq_remapping.c`, reached through [`IntelIrData`].
+//! functions of `irq_remapping.c`, reached through [`IntelIrData`](crate::irq::vtd::IntelIrData).
 //!
 //! C source: `intel_ir_chip_post_msi` in
 //! [`drivers/iommu/intel/irq_remapping.c`](srctree/drivers/iommu/intel/irq_remapping.c).
