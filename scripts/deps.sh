@@ -16,7 +16,7 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs=(rustc-web rust-web-src rustfmt-web rust-web-clippy
       clang-19 lld-19 llvm-19 libclang-19-dev
       make flex bison bc libelf-dev libssl-dev cpio busybox-static
-      python3 python3-ply git xz-utils zstd rsync kmod dwarves)
+      python3 python3-ply python3-git git xz-utils zstd rsync kmod dwarves)
 
 missing=()
 for p in "${pkgs[@]}"; do
