@@ -29,6 +29,17 @@ use crate::{
 ///
 /// [`ChipVtable`] always adds [`ChipFlags::IMMUTABLE`]: Rust chips are constant tables that
 /// genirq never modifies.
+///
+/// # Examples
+///
+/// ```
+/// use kernel::irq::ChipFlags;
+///
+/// const FLAGS: ChipFlags = ChipFlags::SET_TYPE_MASKED.union(ChipFlags::SKIP_SET_WAKE);
+/// assert!(FLAGS.contains(ChipFlags::SKIP_SET_WAKE));
+/// assert!(!FLAGS.contains(ChipFlags::IMMUTABLE));
+/// assert_eq!(FLAGS, ChipFlags::SET_TYPE_MASKED | ChipFlags::SKIP_SET_WAKE);
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct ChipFlags(c_ulong);
 
@@ -197,6 +208,59 @@ impl crate::ModuleMetadata for BuiltIn {
 /// interrupt. They must not sleep or allocate with `GFP_KERNEL`.
 ///
 /// C header: [`include/linux/irq.h`](srctree/include/linux/irq.h) (`struct irq_chip`).
+///
+/// # Examples
+///
+/// A chip whose lines can be routed to one CPU each and report their pending state; the
+/// [`Domain`](super::Domain) example shows a chip installed and used.
+///
+/// ```
+/// use kernel::cpumask::Cpumask;
+/// use kernel::irq::{Chip, ChipState, IrqData, SetAffinity, TriggerType};
+/// use kernel::sync::atomic::{Atomic, Relaxed};
+///
+/// struct Lines {
+///     pending: [Atomic<u32>; 4],
+///     level: [Atomic<u32>; 4],
+/// }
+///
+/// struct LinesChip;
+///
+/// #[vtable]
+/// impl Chip for LinesChip {
+///     type Data = Lines;
+///     const NAME: &'static CStr = c"doc-lines";
+///
+///     fn eoi(l: &Lines, d: &IrqData) {
+///         l.pending[d.hwirq()].store(0, Relaxed);
+///     }
+///
+///     fn set_type(l: &Lines, d: &IrqData, ty: TriggerType) -> Result {
+///         // `ty` is already a valid trigger type; this controller has no falling edges.
+///         if ty == TriggerType::EdgeFalling || ty == TriggerType::LevelLow {
+///             return Err(EINVAL);
+///         }
+///         l.level[d.hwirq()].store(u32::from(ty.is_level()), Relaxed);
+///         Ok(())
+///     }
+///
+///     fn set_affinity(_l: &Lines, _d: &IrqData, mask: &Cpumask, _force: bool) -> Result<SetAffinity> {
+///         // One target CPU per line.
+///         if mask.weight() == 0 {
+///             return Err(EINVAL);
+///         }
+///         Ok(SetAffinity::Ok)
+///     }
+///
+///     fn get_irqchip_state(l: &Lines, d: &IrqData, which: ChipState) -> Result<bool> {
+///         match which {
+///             ChipState::Pending => Ok(l.pending[d.hwirq()].load(Relaxed) != 0),
+///             ChipState::LineLevel => Ok(l.level[d.hwirq()].load(Relaxed) != 0),
+///             _ => Err(EINVAL),
+///         }
+///     }
+/// }
+/// ```
 #[vtable]
 pub trait Chip {
     /// The chip data (`irq_data->chip_data`).

@@ -187,7 +187,8 @@ impl IrqData {
     /// # Safety
     ///
     /// The caller holds the interrupt's descriptor lock, as in
-    /// [`Chip::set_type`](super::Chip::set_type).
+    /// [`Chip::set_type`](super::Chip::set_type), and `flow` is not [`FlowHandler::PercpuDevid`]
+    /// unless the interrupt is already per-CPU.
     pub unsafe fn set_handler_locked(&self, flow: FlowHandler) {
         // SAFETY: `self.0` is valid (type invariant); the caller holds `desc->lock`, as
         // `irq_set_handler_locked` requires; the handler is a genirq flow handler.
@@ -294,6 +295,9 @@ pub enum FlowHandler {
     Level,
     /// `handle_simple_irq`: no chip calls at all.
     Simple,
+    /// `handle_percpu_devid_irq`: per-CPU interrupts with a per-CPU device id (PPIs, SGIs);
+    /// installing it also marks the interrupt per-CPU (`irq_set_percpu_devid`).
+    PercpuDevid,
     /// `handle_bad_irq`: spurious interrupt accounting; for lines that must not fire.
     Bad,
 }
@@ -316,6 +320,7 @@ impl FlowHandler {
             Self::Edge => bindings::handle_edge_irq,
             Self::Level => bindings::handle_level_irq,
             Self::Simple => bindings::handle_simple_irq,
+            Self::PercpuDevid => bindings::handle_percpu_devid_irq,
             Self::Bad => bindings::handle_bad_irq,
         })
     }
@@ -363,6 +368,48 @@ impl Drop for ChainedIrqGuard<'_> {
 
 /// A chained (demultiplexing) flow handler, installed on a parent interrupt with
 /// [`Mapping::set_chained_handler`](super::Mapping::set_chained_handler).
+///
+/// # Examples
+///
+/// A handler that demultiplexes a parent line into the pending lines of a child domain, and its
+/// installation:
+///
+/// ```
+/// use kernel::interrupt::LocalInterruptDisabled;
+/// use kernel::irq::{ChainedHandler, ChainedIrqGuard, Domain, DomainOps, IrqDesc, Mapping};
+/// use kernel::sync::Arc;
+///
+/// struct Demux<T: DomainOps + 'static> {
+///     child: Arc<Domain<'static, T>>,
+///     pending: fn(&T) -> u32,
+/// }
+///
+/// impl<T: DomainOps + 'static> ChainedHandler for Demux<T> {
+///     fn handle(&self, desc: &IrqDesc, irqs_off: &LocalInterruptDisabled) {
+///         // Masks/acks (or, for a fasteoi parent, nothing) now; EOIs or unmasks on drop.
+///         let _guard = ChainedIrqGuard::new(desc);
+///         let mut pending = (self.pending)(self.child.data());
+///         while pending != 0 {
+///             let hwirq = pending.trailing_zeros() as usize;
+///             pending &= pending - 1;
+///             // A line without mapping is `EINVAL`; nothing to do for it here.
+///             let _ = self.child.handle_irq(hwirq, irqs_off);
+///         }
+///     }
+/// }
+///
+/// fn install<T: DomainOps + 'static>(
+///     parent_line: &mut Mapping<'_>,
+///     child: Arc<Domain<'static, T>>,
+///     pending: fn(&T) -> u32,
+/// ) -> Result {
+///     let chained = parent_line.set_chained_handler(KBox::new(Demux { child, pending }, GFP_KERNEL)?)?;
+///     // ... the parent line now demultiplexes; dropping `chained` uninstalls the handler and
+///     // frees it after an RCU grace period.
+///     drop(chained);
+///     Ok(())
+/// }
+/// ```
 pub trait ChainedHandler: Sync {
     /// Demultiplexes one parent interrupt.
     ///

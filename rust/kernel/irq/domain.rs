@@ -186,8 +186,7 @@ impl<T: DomainOps> Mapper<'_, T> {
     pub fn set_chip_and_handler<C: Chip<Data = T>>(&self, flow: FlowHandler) -> Result {
         flow.check::<C>()?;
         // SAFETY: The core called `map` for `self.virq` and `self.hwirq` of the live `domain`.
-        unsafe { set_info::<T, C>(self.domain, self.virq, self.hwirq, flow) };
-        Ok(())
+        unsafe { set_info::<T, C>(self.domain, self.virq, self.hwirq, flow) }
     }
 }
 
@@ -211,7 +210,12 @@ unsafe fn set_info<T: DomainOps, C: Chip<Data = T>>(
     virq: u32,
     hwirq: usize,
     flow: FlowHandler,
-) {
+) -> Result {
+    if flow == FlowHandler::PercpuDevid {
+        // SAFETY: `virq` is being set up by the core (the function's safety requirements); the
+        // per-CPU flow handler needs the per-CPU enable mask this allocates.
+        to_result(unsafe { bindings::irq_set_percpu_devid(virq) })?;
+    }
     // SAFETY: `domain` is live and its `host_data` is a `T` (invariant of `Domain`) that outlives
     // every interrupt of the domain, so `C`'s callbacks may borrow it as `C::Data`; `virq`
     // belongs to `domain` (the function's safety requirements).
@@ -226,7 +230,8 @@ unsafe fn set_info<T: DomainOps, C: Chip<Data = T>>(
             core::ptr::null_mut(),
             core::ptr::null(),
         )
-    }
+    };
+    Ok(())
 }
 
 impl<T: DomainOps> Allocator<'_, T> {
@@ -256,8 +261,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         self.check(virq, 1, hwirq)?;
         flow.check::<C>()?;
         // SAFETY: `virq` is being allocated in the live `self.domain` (checked above).
-        unsafe { set_info::<T, C>(self.domain, virq, hwirq, flow) };
-        Ok(())
+        unsafe { set_info::<T, C>(self.domain, virq, hwirq, flow) }
     }
 
     /// Installs the chip `C` on `virq` at this level, leaving the flow handler to the top
@@ -322,6 +326,60 @@ struct DomainState {
 /// An interrupt domain owned by Rust; removing it is dropping it.
 ///
 /// `'p` is the lifetime of the parent domain of a hierarchy (`'static` for root domains).
+///
+/// # Examples
+///
+/// A controller of 8 lines whose mask bits live in atomics, its chip and its linear domain:
+///
+/// ```
+/// use kernel::irq::{Chip, ChipFlags, Domain, DomainOps, FlowHandler, IrqData, Mapper};
+/// use kernel::sync::atomic::{Atomic, Relaxed};
+///
+/// struct Ctrl {
+///     masked: [Atomic<u32>; 8],
+/// }
+///
+/// struct CtrlChip;
+///
+/// #[vtable]
+/// impl Chip for CtrlChip {
+///     type Data = Ctrl;
+///     const NAME: &'static CStr = c"doc-ctrl";
+///     const FLAGS: ChipFlags = ChipFlags::SKIP_SET_WAKE;
+///
+///     fn mask(c: &Ctrl, d: &IrqData) {
+///         c.masked[d.hwirq()].store(1, Relaxed);
+///     }
+///
+///     fn unmask(c: &Ctrl, d: &IrqData) {
+///         c.masked[d.hwirq()].store(0, Relaxed);
+///     }
+///
+///     fn eoi(_c: &Ctrl, _d: &IrqData) {}
+/// }
+///
+/// #[vtable]
+/// impl DomainOps for Ctrl {
+///     fn map(&self, mapper: &Mapper<'_, Self>, _hwirq: usize) -> Result {
+///         mapper.set_chip_and_handler::<CtrlChip>(FlowHandler::FastEoi)
+///     }
+/// }
+///
+/// // The chip has `eoi` but no `ack`: fasteoi fits, edge does not.
+/// FlowHandler::FastEoi.check::<CtrlChip>()?;
+/// assert_eq!(FlowHandler::Edge.check::<CtrlChip>(), Err(EINVAL));
+///
+/// let ctrl = Ctrl { masked: [const { Atomic::new(1) }; 8] };
+/// let domain = Domain::new_linear(c"doc-ctrl", 8, Ok::<_, Error>(ctrl))?;
+/// let line = domain.create_mapping(3)?;
+/// assert_eq!(domain.find_mapping(3), Some(line.irq()));
+/// // One owner per interrupt; out-of-range hwirqs are refused.
+/// assert_eq!(domain.create_mapping(3).err(), Some(EBUSY));
+/// assert_eq!(domain.create_mapping(8).err(), Some(EINVAL));
+/// drop(line);
+/// assert_eq!(domain.find_mapping(3), None);
+/// # Ok::<(), Error>(())
+/// ```
 ///
 /// # Invariants
 ///
