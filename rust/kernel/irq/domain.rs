@@ -235,6 +235,16 @@ unsafe fn set_info<T: DomainOps, C: Chip<Data = T>>(
 }
 
 impl<T: DomainOps> Allocator<'_, T> {
+    /// The allocator of the core's `alloc`/`free` call for `virq..virq + nr` in `domain`.
+    fn new(domain: *mut bindings::irq_domain, virq: u32, nr: u32) -> Self {
+        Self {
+            domain,
+            virq,
+            nr,
+            _p: PhantomData,
+        }
+    }
+
     /// Checks that `virq..virq + nr` lies in the interrupts being allocated and `hwirq` in the
     /// domain's range.
     fn check(&self, virq: u32, nr: u32, hwirq: usize) -> Result {
@@ -917,17 +927,7 @@ impl<T: DomainOps> DomainVtable<T> {
             // SAFETY: Rust hierarchical domains are allocated with `irq_fwspec` arguments (see
             // `DomainOps::alloc`).
             let spec = unsafe { FwSpec::from_raw(arg.cast()) }?;
-            t.alloc(
-                &Allocator {
-                    domain: d,
-                    virq,
-                    nr,
-                    _p: PhantomData,
-                },
-                virq,
-                nr,
-                spec,
-            )?;
+            t.alloc(&Allocator::new(d, virq, nr), virq, nr, spec)?;
             Ok(0)
         })
     }
@@ -940,16 +940,7 @@ impl<T: DomainOps> DomainVtable<T> {
         if T::HAS_FREE {
             // SAFETY: As in `map`.
             let t = unsafe { host::<T>(d) };
-            t.free(
-                &Allocator {
-                    domain: d,
-                    virq,
-                    nr,
-                    _p: PhantomData,
-                },
-                virq,
-                nr,
-            )
+            t.free(&Allocator::new(d, virq, nr), virq, nr)
         } else {
             // SAFETY: `virq..virq + nr` were allocated in the live domain `d`.
             unsafe { bindings::irq_domain_free_irqs_common(d, virq, nr) }
