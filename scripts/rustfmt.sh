@@ -13,5 +13,10 @@ mapfile -t files < <(git ls-files --cached --others --exclude-standard -- '*.rs'
 args=(--edition 2021 --config-path "$tree/.rustfmt.toml")
 [ "$mode" = check ] && args+=(--check)
 /usr/bin/rustfmt "${args[@]}" "${files[@]}"
-[ "$mode" = check ] && echo "rustfmt: ${#files[@]} files formatted"
+[ "$mode" = check ] || exit 0
+# The upstream Rust files the patches change are checked in the assembled tree (fix them in the
+# patches, see scripts/patch-workspace.sh).
+mapfile -t patched < <(sed -n 's|^diff --git a/\(.*\.rs\) .*|\1|p' patches/*.patch | sort -u)
+(cd "$tree" && /usr/bin/rustfmt "${args[@]}" "${patched[@]}")
+echo "rustfmt: ${#files[@]} overlay files and ${#patched[@]} patched files formatted"
 exit 0

@@ -2,6 +2,7 @@
 /* Helpers for the Rust posted-MSI code (rust/kernel/irq/posted.rs). */
 
 #ifdef CONFIG_X86_POSTED_MSI
+#include <linux/irq.h>
 #include <asm/apic.h>
 #include <asm/hardirq.h>
 #include <asm/posted_intr.h>
@@ -14,6 +15,22 @@ __rust_helper struct pi_desc *rust_helper_posted_msi_pi_desc_this_cpu(void)
 __rust_helper struct pi_desc *rust_helper_posted_msi_pi_desc_of_cpu(unsigned int cpu)
 {
 	return per_cpu_ptr(&posted_msi_pi_desc, cpu);
+}
+
+__rust_helper void rust_helper_posted_msi_send_notification(unsigned int cpu)
+{
+	__apic_send_IPI(cpu, POSTED_MSI_NOTIFICATION_VECTOR);
+}
+
+__rust_helper unsigned int rust_helper_posted_msi_notification_count(unsigned int cpu)
+{
+	return READ_ONCE(per_cpu(irq_stat, cpu).counts[IRQ_COUNT_POSTED_MSI_NOTIFICATION]);
+}
+
+__rust_helper const struct cpumask *
+rust_helper_irq_data_get_effective_affinity_mask(struct irq_data *d)
+{
+	return irq_data_get_effective_affinity_mask(d);
 }
 
 __rust_helper void rust_helper_apic_eoi(void)

@@ -68,6 +68,12 @@ def main():
         check("x2APIC in use", bool(re.search(r"Switched APIC routing to:.*x2apic", log)))
         check("interrupt remapping in x2APIC mode",
               "Enabled IRQ remapping in x2apic mode" in log)
+        load = re.findall(r"rust_posted_msi_load: impl=(\w+) (demux|load) .*", log)
+        check("posted-MSI load generator: demux and load points reported",
+              len([l for l in load if l[1] == "demux"]) == 4 and
+              len([l for l in load if l[1] == "load"]) == 4, f"{len(load)} lines")
+        check("posted-MSI load generator: nothing lost or duplicated",
+              bool(re.search(r"rust_posted_msi_load: impl=rust done: nothing lost", log)))
     else:
         timer = [k for k, (_, d) in b.items() if "arch_timer" in d]
         rising("arch timer", timer or ["<arch_timer line>"])

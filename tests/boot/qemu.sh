@@ -1,12 +1,15 @@
 #!/bin/bash
-# Boot the kernel built for ARCH in QEMU with the test initramfs, on the machine of
-# tests/qemu/ARCH.args. Extra kernel command-line words come from $APPEND.
-# Usage: tests/boot/qemu.sh ARCH [QEMU-ARGS...]
+# Boot the kernel built for TARGET (an ARCH, or ARCH-VARIANT built in build/out/ARCH-VARIANT) in
+# QEMU with the test initramfs, on the machine of tests/qemu/$MACHINE.args (MACHINE defaults to
+# the ARCH). Extra kernel command-line words come from $APPEND.
+# Usage: tests/boot/qemu.sh TARGET [QEMU-ARGS...]
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${BUILD:-$top/build}/out
-arch=$1
+target=$1
+arch=${target%%-*}
+mname=${MACHINE:-$arch}
 shift
 
 case $arch in
@@ -15,9 +18,9 @@ arm64) qemu=qemu-system-aarch64 kernel=arch/arm64/boot/Image.gz console=ttyAMA0 
 *) echo "qemu.sh: unknown ARCH $arch" >&2; exit 1 ;;
 esac
 
-initrd=$out/$arch/initramfs.cpio
+initrd=$out/$target/initramfs.cpio
 bash "$top/tests/boot/mkinitramfs.sh" "$arch" "$initrd"
-mapfile -t machine < <(grep -v '^$' "$top/tests/qemu/$arch.args")
+mapfile -t machine < <(grep -v '^$' "$top/tests/qemu/$mname.args")
 exec "/usr/bin/$qemu" "${machine[@]}" -nographic -no-reboot -nodefaults -serial mon:stdio \
-	-kernel "$out/$arch/$kernel" -initrd "$initrd" \
+	-kernel "$out/$target/$kernel" -initrd "$initrd" \
 	-append "console=$console rdinit=/init kunit.enable=0 ${APPEND:-}" "$@"

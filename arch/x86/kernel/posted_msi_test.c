@@ -29,7 +29,6 @@
 #include <asm/irq_remapping.h>
 #include <asm/irqdomain.h>
 #include <asm/posted_intr.h>
-#include <asm/tsc.h>
 
 #define PMSI_MAX_LINES	32
 
@@ -464,117 +463,6 @@ static void pmsi_affinity_move(struct kunit *test)
 	KUNIT_EXPECT_GT(test, moved, 0);
 }
 
-/*
- * Benchmarks, reported with kunit_info() and collected by tests/bench/posted-msi.sh, which runs
- * them under QEMU -icount shift=0 (one guest instruction per nanosecond of virtual time, so TSC
- * deltas convert to instruction counts). They check only that everything was delivered.
- */
-struct pmsi_bench {
-	struct pmsi_line *lines;
-	int n;
-	u64 best;
-	struct completion done;
-};
-
-/*
- * On CPU1 with interrupts off: mark a notification outstanding (ON) so that the posts send no
- * IPI, post a burst, then take the notification synchronously with "int $0xeb" -- the whole
- * IDT entry, the demux loop, the handlers and the EOI -- and time it.
- */
-static int pmsi_bench_demux_fn(void *data)
-{
-	struct pi_desc *pid = per_cpu_ptr(&posted_msi_pi_desc, 1);
-	struct pmsi_bench *b = data;
-	int rep, i;
-
-	b->best = U64_MAX;
-	for (rep = 0; rep < 16; rep++) {
-		u64 t0, t1;
-
-		local_irq_disable();
-		pi_set_on(pid);
-		for (i = 0; i < b->n; i++)
-			pmsi_post(&b->lines[i]);
-		t0 = rdtsc_ordered();
-		asm volatile("int %0" : : "i" (POSTED_MSI_NOTIFICATION_VECTOR) : "memory");
-		t1 = rdtsc_ordered();
-		local_irq_enable();
-		b->best = min(b->best, t1 - t0);
-		usleep_range(1000, 2000);
-	}
-	complete(&b->done);
-	return 0;
-}
-
-static u64 pmsi_tsc_to_insns(u64 tsc)
-{
-	/* Under -icount shift=0 virtual time advances 1 ns per instruction. */
-	return div_u64(tsc * 1000000, tsc_khz ?: 1);
-}
-
-static void pmsi_bench_demux(struct kunit *test)
-{
-	static const int bursts[] = { 0, 1, 4, 32 };
-	int k, i;
-
-	if (cpu_feature_enabled(X86_FEATURE_FRED))
-		kunit_skip(test, "FRED refuses \"int $0xeb\"");
-	for (k = 0; k < ARRAY_SIZE(bursts); k++) {
-		struct pmsi_line *lines = pmsi_lines(test, bursts[k], 1);
-		struct pmsi_bench b = { .lines = lines, .n = bursts[k] };
-		struct task_struct *t;
-		u64 insns;
-
-		init_completion(&b.done);
-		t = kthread_create(pmsi_bench_demux_fn, &b, "pmsi-bench");
-		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-		kthread_bind(t, 1);
-		wake_up_process(t);
-		wait_for_completion(&b.done);
-		pmsi_expect_drained(test, lines, bursts[k]);
-		for (i = 0; i < bursts[k]; i++)
-			KUNIT_EXPECT_EQ(test, atomic_read(&lines[i].hits), 16);
-		insns = pmsi_tsc_to_insns(b.best);
-		kunit_info(test, "bench demux burst=%d notification_insns=%llu impl=%s\n",
-			   bursts[k], insns, IS_ENABLED(CONFIG_X86_POSTED_MSI_RUST) ? "rust" : "c");
-		kunit_release_action(test, pmsi_lines_free, lines);
-	}
-}
-
-static void pmsi_bench_coalescing(struct kunit *test)
-{
-	struct pmsi_line *lines = pmsi_lines(test, 32, 1);
-	struct pmsi_agent a = { .lines = lines, .n = 32, .posts = 20000 };
-	unsigned int pmn = pmn_count(1);
-	int i, posted = 0;
-
-	atomic_set(&pmsi_notifications, 0);
-	pmsi_agent_start(test, &a, 0);
-	wait_for_completion(&a.done);
-	pmsi_expect_drained(test, lines, 32);
-	for (i = 0; i < 32; i++)
-		posted += atomic_read(&lines[i].posted);
-	kunit_info(test,
-		   "bench coalescing posts=%d new_bits=%d notifications=%d pmn=%u pmn_per_msi_permille=%u impl=%s\n",
-		   a.posts, posted, atomic_read(&pmsi_notifications), pmn_count(1) - pmn,
-		   (pmn_count(1) - pmn) * 1000 / a.posts,
-		   IS_ENABLED(CONFIG_X86_POSTED_MSI_RUST) ? "rust" : "c");
-	KUNIT_EXPECT_LE(test, pmn_count(1) - pmn, (unsigned int)a.posts);
-}
-
-static struct kunit_case pmsi_bench_cases[] = {
-	KUNIT_CASE(pmsi_bench_demux),
-	KUNIT_CASE(pmsi_bench_coalescing),
-	{}
-};
-
-static struct kunit_suite pmsi_bench_suite = {
-	.name		= "x86_posted_msi_bench",
-	.suite_init	= pmsi_suite_init,
-	.suite_exit	= pmsi_suite_exit,
-	.test_cases	= pmsi_bench_cases,
-};
-
 #if defined(CONFIG_X86_POSTED_MSI_RUST) && defined(CONFIG_INTEL_IOMMU)
 /* The Rust INTEL-IR-POST chip VT-d installs on posted MSIs. */
 static void pmsi_vtd_chip(struct kunit *test)
@@ -614,7 +502,7 @@ static struct kunit_suite pmsi_suite = {
 	.suite_exit	= pmsi_suite_exit,
 	.test_cases	= pmsi_cases,
 };
-kunit_test_suites(&pmsi_suite, &pmsi_bench_suite);
+kunit_test_suites(&pmsi_suite);
 
 MODULE_DESCRIPTION("KUnit tests of posted-MSI delivery with an in-kernel posting agent");
 MODULE_LICENSE("GPL");

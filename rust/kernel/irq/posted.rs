@@ -185,6 +185,15 @@ impl PiDesc {
     #[inline]
     pub fn post(&self, vector: Vector) -> bool {
         self.set_pir(vector);
+        self.test_and_set_on_unless_sn()
+    }
+
+    /// The second half of a post, after the PIR bit is set: sets ON unless ON or SN is set.
+    ///
+    /// Returns whether it set ON, i.e. whether the poster must send the notification. Any
+    /// context.
+    #[inline]
+    pub fn test_and_set_on_unless_sn(&self) -> bool {
         // SeqCst: this load and the handler's harvest after clearing ON form a store-buffering
         // pair (PIR write then ON read here, ON write then PIR read there). On x86 a SeqCst load
         // is a plain `mov`, as C's `READ_ONCE()`.
@@ -357,6 +366,23 @@ pub fn call_irq_handler(vector: Vector, _irqs_off: &crate::interrupt::LocalInter
     // `vector_irq[]`, which interrupts being disabled keeps stable, and handles a missing one as
     // a spurious interrupt.
     unsafe { bindings::x86_posted_msi_call_irq_handler(vector.as_u32() as c_int) }
+}
+
+/// Sends the posted-MSI notification interrupt to `cpu`, as the IOMMU does after a post set ON:
+/// `POSTED_MSI_NOTIFICATION_VECTOR` (NV) to the CPU's APIC ID (NDST).
+///
+/// Any context. For posting agents that stand in for the IOMMU (tests, samples, benchmarks).
+pub fn send_notification(cpu: CpuId) {
+    // SAFETY: Sends a fixed-vector IPI to a valid CPU id; the vector's handler is installed at
+    // boot (`sysvec_posted_msi_notification`).
+    unsafe { bindings::posted_msi_send_notification(cpu.as_u32()) }
+}
+
+/// Returns how many posted-MSI notifications `cpu` has taken: its PMN count in
+/// `/proc/interrupts`. Any context; the value may be stale by the time it is used.
+pub fn notification_count(cpu: CpuId) -> u32 {
+    // SAFETY: Reads a per-CPU counter of a valid CPU id.
+    unsafe { bindings::posted_msi_notification_count(cpu.as_u32()) }
 }
 
 /// Signals EOI of the notification to the local APIC (`apic_eoi()`, the static call to the
