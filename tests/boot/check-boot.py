@@ -71,7 +71,7 @@ def main():
         load = re.findall(r"rust_posted_msi_load: impl=(\w+) (demux|load) .*", log)
         check("posted-MSI load generator: demux and load points reported",
               len([l for l in load if l[1] == "demux"]) == 4 and
-              len([l for l in load if l[1] == "load"]) == 4, f"{len(load)} lines")
+              len([l for l in load if l[1] == "load"]) == 5, f"{len(load)} lines")
         check("posted-MSI load generator: nothing lost or duplicated",
               bool(re.search(r"rust_posted_msi_load: impl=rust done: nothing lost", log)))
     else:

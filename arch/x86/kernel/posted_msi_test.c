@@ -62,12 +62,22 @@ static int pmsi_set_affinity(struct irq_data *d, const struct cpumask *mask, boo
 	return IRQ_SET_MASK_OK_DONE;
 }
 
+/*
+ * The test interrupts model MSIs without per-vector masking. __irq_move_irq() calls the top
+ * chip's irq_mask/irq_unmask around a deferred affinity change, so they must exist.
+ */
+static void pmsi_mask_noop(struct irq_data *d)
+{
+}
+
 /* Stands in for the VT-d chip data (struct intel_ir_data); the posted-MSI ack never reads it. */
 static u8 pmsi_chip_data;
 
 static struct irq_chip pmsi_chip = {
 	.name			= "POSTED-TEST",
 	.irq_ack		= intel_ack_posted_msi_irq,
+	.irq_mask		= pmsi_mask_noop,
+	.irq_unmask		= pmsi_mask_noop,
 	.irq_set_affinity	= pmsi_set_affinity,
 	.irq_retrigger		= irq_chip_retrigger_hierarchy,
 };

@@ -18,10 +18,7 @@
 
 use crate::{
     cpu::CpuId,
-    cpumask::{
-        Cpumask,
-        CpumaskVar, //
-    },
+    cpumask::Cpumask,
     error::{
         from_err_ptr,
         from_result,
@@ -60,13 +57,13 @@ use core::{
 
 /// The remapping entry of a posted interrupt: where the agent posts its MSIs.
 ///
-/// Bits 0..8 hold the vector, bits 32..64 the CPU, [`Irte::VALID`] says the entry is in use and
-/// [`Irte::BUSY`] that a post is reading it. Rewriting the entry waits for a post in flight, as
+/// Bits 0..8 hold the vector, bits 32..64 the CPU, `VALID` says the entry is in use and `BUSY`
+/// that a post is reading it. Rewriting the entry waits for a post in flight, as
 /// VT-d's interrupt-entry-cache invalidation waits for the interrupts being remapped: once an
 /// affinity change has rewritten the IRTE, no post can still land on the old (CPU, vector), so
 /// the vector domain's cleanup of the old vector, which checks the old CPU's IRR and PIR, misses
 /// nothing.
-pub struct Irte(AtomicU64);
+struct Irte(AtomicU64);
 
 impl Irte {
     const VALID: u64 = 1 << 30;
@@ -122,20 +119,21 @@ impl Irte {
     /// `activate`.
     fn update(&self, irqd: &IrqData) {
         // SAFETY: `irqd` is an interrupt of a `PostedDomain`, whose root is the x86 vector
-        // domain, so `irqd_cfg()` finds its vector configuration; the descriptor lock the caller
-        // holds keeps it stable.
-        let vector = unsafe { (*bindings::irqd_cfg(irqd.as_raw())).vector };
-        // SAFETY: As above; the effective affinity mask lives as long as the interrupt.
-        let mask = unsafe {
-            Cpumask::from_raw(bindings::irq_data_get_effective_affinity_mask(
-                irqd.as_raw(),
-            ))
-        };
-        let cpu = (0..crate::cpu::nr_cpu_ids())
-            .filter_map(CpuId::from_u32)
-            .find(|&c| mask.test(c));
+        // domain: `irqd_cfg()` returns its vector configuration, which the vector domain sets at
+        // allocation and clears only when freeing it, or NULL.
+        let cfg = unsafe { bindings::irqd_cfg(irqd.as_raw()) };
+        // SAFETY: A non-NULL `cfg` is valid; the descriptor lock the caller holds keeps it stable.
+        let vector = unsafe { cfg.as_ref() }.map_or(0, |cfg| cfg.vector);
+        // SAFETY: The effective affinity mask lives as long as the interrupt.
+        let mask = unsafe { bindings::irq_data_get_effective_affinity_mask(irqd.as_raw()) };
+        // SAFETY: `mask` is a valid cpumask.
+        let cpu = CpuId::from_u32(unsafe { bindings::cpumask_first(mask) });
         match (cpu, Vector::new(vector)) {
-            (Some(cpu), Ok(vector)) => self.write(Self::encode(cpu, vector)),
+            // A device vector, not a system one such as the shutdown vector of managed
+            // interrupts: the demux loop runs device vectors only.
+            (Some(cpu), Ok(v)) if vector < posted::FIRST_SYSTEM_VECTOR => {
+                self.write(Self::encode(cpu, v))
+            }
             _ => self.write(0),
         }
     }
@@ -183,6 +181,13 @@ struct PostedAgentChip;
 impl Chip for PostedAgentChip {
     type Data = Irte;
     const NAME: &'static CStr = c"POSTED-AGENT";
+
+    /// No-ops: the agent's interrupts model MSIs without per-vector masking, which a device
+    /// sends whatever genirq's mask state; `__irq_move_irq()` calls them around a deferred
+    /// affinity change, which the IRTE rewrite makes safe unmasked (see [`Irte`]).
+    fn mask(_irte: &Irte, _irqd: &IrqData) {}
+
+    fn unmask(_irte: &Irte, _irqd: &IrqData) {}
 
     /// The posted-MSI `ack`: applies a pending affinity change, no EOI.
     fn ack(_irte: &Irte, irqd: &IrqData) {
@@ -341,8 +346,11 @@ unsafe impl Sync for PostedDomain {}
 impl PostedDomain {
     /// Creates a domain named `name` below the x86 vector domain.
     ///
-    /// Process context. Returns `ENODEV` without a vector domain, `ENOMEM`, or the error of
-    /// `irq_domain_instantiate()`.
+    /// Process context.
+    ///
+    /// # Errors
+    ///
+    /// `ENODEV` without a vector domain, `ENOMEM`, or the error of `irq_domain_instantiate()`.
     pub fn new(name: &CStr) -> Result<Arc<Self>> {
         // SAFETY: Reads a pointer set once during early boot.
         let parent = unsafe { bindings::x86_vector_domain };
@@ -383,7 +391,7 @@ impl PostedDomain {
         if !cpu_online(cpu) {
             return Err(EINVAL);
         }
-        let mask = cpumask_of(cpu)?;
+        let mask = cpumask_of(cpu);
         let mut info = core::mem::MaybeUninit::<bindings::irq_alloc_info>::zeroed();
         // SAFETY: `info` is writable storage for an `irq_alloc_info`; `mask` is valid.
         unsafe { bindings::init_irq_alloc_info(info.as_mut_ptr(), mask.as_raw()) };
@@ -418,9 +426,8 @@ impl PostedDomain {
 
 /// Routes interrupt `virq` to `cpu` (`irq_set_affinity()`).
 fn set_affinity_of(virq: u32, cpu: CpuId) -> Result {
-    let mask = cpumask_of(cpu)?;
-    // SAFETY: Any interrupt number may be passed; `mask` is valid.
-    to_result(unsafe { bindings::irq_set_affinity(virq, mask.as_raw()) })
+    // SAFETY: Any interrupt number may be passed; the mask is valid.
+    to_result(unsafe { bindings::irq_set_affinity(virq, cpumask_of(cpu).as_raw()) })
 }
 
 impl Drop for PostedDomain {
@@ -441,7 +448,7 @@ struct Allocated {
 
 impl Drop for Allocated {
     fn drop(&mut self) {
-        // SAFETY: `virq` was allocated by `PostedIrq::new` and is freed only here.
+        // SAFETY: `virq` was allocated by `PostedDomain::alloc_irq` and is freed only here.
         unsafe { bindings::irq_domain_free_irqs(self.virq, 1) };
     }
 }
@@ -472,19 +479,26 @@ fn cpu_online(cpu: CpuId) -> bool {
     unsafe { Cpumask::from_raw(&raw const bindings::__cpu_online_mask) }.test(cpu)
 }
 
-/// Returns a cpumask of only `cpu`.
-fn cpumask_of(cpu: CpuId) -> Result<CpumaskVar> {
-    let mut mask = CpumaskVar::new_zero(GFP_KERNEL)?;
-    mask.set(cpu);
-    Ok(mask)
+/// Returns the constant cpumask of only `cpu` (`cpumask_of()`).
+fn cpumask_of(cpu: CpuId) -> &'static Cpumask {
+    // SAFETY: `cpumask_of()` of a valid CPU id points into a constant table of cpumasks.
+    unsafe { Cpumask::from_raw(bindings::cpumask_of(cpu.as_u32())) }
 }
 
 impl<T: Handler + 'static> PostedIrq<T> {
     /// Allocates an interrupt of `domain` routed to `cpu` and requests it (`request_irq()`) with
     /// `handler` under `name`.
     ///
-    /// Process context. Returns `EINVAL` for an offline `cpu`, `ENOSPC` when `cpu` has no free
-    /// vector, `ENOMEM`, or the error of `request_irq()` or of the initialiser.
+    /// The interrupt is requested with `IRQF_NOBALANCING`: irqbalance and
+    /// `/proc/irq/*/smp_affinity` leave it alone, so only its owner moves it
+    /// ([`PostedIrq::set_affinity`]).
+    ///
+    /// Process context.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for an offline `cpu`, `ENOSPC` when `cpu` has no free vector, `ENOMEM`, or the
+    /// error of `request_irq()` or of the initialiser.
     pub fn new(
         domain: &Arc<PostedDomain>,
         cpu: CpuId,
@@ -494,18 +508,14 @@ impl<T: Handler + 'static> PostedIrq<T> {
         let (alloc, irte) = domain.alloc_irq(cpu)?;
         let virq = alloc.virq;
         // SAFETY: `virq` stays allocated until `alloc` drops, after the registration (field
-        // order), so the request is valid for the registration's lifetime. The registration is
-        // never forgotten: it lives in a box owned by `Self`, and if `Self` is forgotten, the box
-        // leaks with it, keeping the interrupt allocated.
+        // order), so the request is valid for the registration's lifetime.
+        let request = unsafe { IrqRequest::from_virq(virq) };
+        // SAFETY: The registration is never forgotten: it lives in a box owned by `Self`, and if
+        // `Self` is forgotten, the box leaks with it, keeping the interrupt allocated and the
+        // handler valid. (In a module, a forgotten `PostedIrq` outlives the module's code and
+        // `name`, like any leaked `'static` registration.)
         let reg = KBox::pin_init(
-            unsafe {
-                Registration::new(
-                    IrqRequest::from_virq(virq),
-                    Flags::TRIGGER_NONE,
-                    name,
-                    handler,
-                )
-            },
+            unsafe { Registration::new(request, Flags::NOBALANCING, name, handler) },
             GFP_KERNEL,
         )?;
         // INVARIANT: `irte` is the chip data of the interrupt `alloc` owns.
@@ -545,8 +555,12 @@ impl<T: Handler + 'static> PostedIrq<T> {
     /// bit in the target CPU's PIR, then sets ON unless ON or SN is set, and sends the
     /// notification interrupt if it set ON.
     ///
-    /// Any context (disables interrupts for the post). Returns what it did, or `ENXIO` if the
-    /// interrupt has no vector.
+    /// Any context but NMI: it disables interrupts for the post, and waits for an affinity
+    /// change rewriting the IRTE on another CPU.
+    ///
+    /// # Errors
+    ///
+    /// `ENXIO` if the interrupt has no vector (not activated).
     pub fn post(&self) -> Result<Posted> {
         self.irte().post()
     }
@@ -554,8 +568,13 @@ impl<T: Handler + 'static> PostedIrq<T> {
     /// Routes the interrupt to `cpu` (`irq_set_affinity()`): the vector domain picks a vector
     /// there and the IRTE follows.
     ///
-    /// Process or interrupt context. Returns `EINVAL` for an offline `cpu`, or the vector
-    /// domain's error.
+    /// Process context, or atomic context but NMI. A move the vector domain cannot make at once
+    /// (the previous move's vector still being cleaned up) is left pending until the interrupt
+    /// next fires, as genirq does; [`PostedIrq::target`] tells where it is routed now.
+    ///
+    /// # Errors
+    ///
+    /// `EINVAL` for an offline `cpu`, or the vector domain's error.
     pub fn set_affinity(&self, cpu: CpuId) -> Result {
         set_affinity_of(self.alloc.virq, cpu)
     }
