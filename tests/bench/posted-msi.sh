@@ -84,7 +84,7 @@ def median_pmn(t):
 r, c = median_pmn("x86_64"), median_pmn("x86_64-cmsi")
 print(f"Coalescing (MSIs posted from vCPU 0 to 32 vectors of vCPU 1, multi-threaded TCG; median of {trials} boots of each kernel):")
 print()
-print("| gap between MSIs (ns) | handler work (ns) | MSIs | Rust: PMN (runs) | Rust: PMN / MSI | C: PMN (runs) | C: PMN / MSI | Rust / C |")
+print("| mean gap between MSIs (ns) | handler work (ns) | MSIs | Rust: PMN (runs) | Rust: PMN / MSI | C: PMN (runs) | C: PMN / MSI | Rust / C |")
 print("|---|---|---|---|---|---|---|---|")
 for gap in sorted(set(r) & set(c)):
     work, msis, rp, rruns = r[gap]
