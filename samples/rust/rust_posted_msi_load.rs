@@ -80,7 +80,7 @@ module! {
         },
         gap_ns: u32 {
             default: 2000,
-            description: "Unit of the mean gaps between MSIs: load points at 0, 1, 2, 4, 16 units, ns",
+            description: "Mean gap unit, ns: load points at 0, 1, 2, 4 and 16 units",
         },
         reps: u32 {
             default: 16,

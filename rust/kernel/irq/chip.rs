@@ -244,7 +244,12 @@ impl crate::ModuleMetadata for BuiltIn {
 ///         Ok(())
 ///     }
 ///
-///     fn set_affinity(_l: &Lines, _d: &IrqData, mask: &Cpumask, _force: bool) -> Result<SetAffinity> {
+///     fn set_affinity(
+///         _l: &Lines,
+///         _d: &IrqData,
+///         mask: &Cpumask,
+///         _force: bool,
+///     ) -> Result<SetAffinity> {
 ///         // One target CPU per line.
 ///         if mask.weight() == 0 {
 ///             return Err(EINVAL);

@@ -403,7 +403,8 @@ impl Drop for ChainedIrqGuard<'_> {
 ///     child: Arc<Domain<'static, T>>,
 ///     pending: fn(&T) -> u32,
 /// ) -> Result {
-///     let chained = parent_line.set_chained_handler(KBox::new(Demux { child, pending }, GFP_KERNEL)?)?;
+///     let demux = KBox::new(Demux { child, pending }, GFP_KERNEL)?;
+///     let chained = parent_line.set_chained_handler(demux)?;
 ///     // ... the parent line now demultiplexes; dropping `chained` uninstalls the handler and
 ///     // frees it after an RCU grace period.
 ///     drop(chained);

@@ -458,6 +458,48 @@ impl Drop for Allocated {
 ///
 /// Dropping it frees the handler, then the interrupt.
 ///
+/// # Examples
+///
+/// ```
+/// use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+/// use kernel::{
+///     cpu::CpuId,
+///     irq::{posted_agent::{PostedDomain, PostedIrq}, Handler, IrqReturn},
+///     time::{delay::fsleep, Delta, Instant, Monotonic},
+/// };
+///
+/// #[pin_data]
+/// struct Count {
+///     runs: AtomicU32,
+/// }
+///
+/// impl Handler for Count {
+///     fn handle(&self) -> IrqReturn {
+///         self.runs.fetch_add(1, Relaxed);
+///         IrqReturn::Handled
+///     }
+/// }
+///
+/// let domain = PostedDomain::new(c"doctest-posted-agent")?;
+/// let cpu = CpuId::from_u32(0).ok_or(EINVAL)?;
+/// let count = try_pin_init!(Count { runs: AtomicU32::new(0) });
+/// let irq = PostedIrq::new(&domain, cpu, c"doctest-posted-agent", count)?;
+/// assert_eq!(irq.target().map(|(c, _)| c), Some(cpu));
+///
+/// // One MSI: a new PIR bit on CPU 0, and the notification.
+/// let posted = irq.post()?;
+/// assert!(posted.cpu == cpu && posted.new && posted.notified);
+///
+/// // The notification handler runs the interrupt's handler, once.
+/// let start = Instant::<Monotonic>::now();
+/// while irq.handler().runs.load(Relaxed) == 0 && start.elapsed().as_millis() < 1000 {
+///     fsleep(Delta::from_millis(1));
+/// }
+/// fsleep(Delta::from_millis(10));
+/// assert_eq!(irq.handler().runs.load(Relaxed), 1);
+/// # Ok::<(), Error>(())
+/// ```
+///
 /// # Invariants
 ///
 /// `irte` is the chip data of `alloc.virq`, valid while the interrupt is allocated.
