@@ -86,7 +86,8 @@ impl Irte {
         Some((cpu, vector))
     }
 
-    /// Takes the entry for a post: waits while another post or a rewrite holds it.
+    /// Takes the entry (sets `BUSY`), waiting while a post or a rewrite holds it; returns its
+    /// value. Callers have interrupts disabled, so the holder never waits for this CPU.
     fn lock(&self) -> u64 {
         let mut cur = self.0.load(Relaxed);
         loop {
@@ -105,7 +106,7 @@ impl Irte {
         }
     }
 
-    /// Rewrites the entry (`new` without [`Irte::BUSY`]) once no post holds it.
+    /// Rewrites the entry with `new` once no post holds it.
     fn write(&self, new: u64) {
         self.lock();
         self.0.store(new & !Self::BUSY, Release);
