@@ -4,13 +4,15 @@
 //! posted by software, exactly as VT-d posts them.
 //!
 //! QEMU's intel-iommu never emulates posted interrupts, so tests, samples and benchmarks of the
-//! posted-MSI notification handler play the IOMMU. [`PostedDomain`] is an interrupt domain below
-//! the x86 vector domain whose chip, "POSTED-AGENT", behaves like VT-d's "INTEL-IR-POST": the
-//! posted-MSI `ack` (`intel_ack_posted_msi_irq()`, the Rust or the C one as configured) and
-//! affinity changes that rewrite the interrupt's remapping entry (IRTE). [`PostedIrq::post`] then
-//! does what the IOMMU does for an MSI that hits a posted IRTE: read the IRTE, atomically set the
-//! vector's PIR bit in the target CPU's posted-interrupt descriptor, set ON unless ON or SN is
-//! set, and send the notification interrupt only if it set ON.
+//! posted-MSI notification handler play the IOMMU.
+//! [`PostedDomain`](crate::irq::posted_agent::PostedDomain) is an interrupt domain below the x86
+//! vector domain whose chip, "POSTED-AGENT", behaves like VT-d's "INTEL-IR-POST": the posted-MSI
+//! `ack` (`intel_ack_posted_msi_irq()`, the Rust or the C one as configured) and affinity changes
+//! that rewrite the interrupt's remapping entry (IRTE).
+//! [`PostedIrq::post`](crate::irq::posted_agent::PostedIrq::post) then does what the IOMMU does
+//! for an MSI that hits a posted IRTE: read the IRTE, atomically set the vector's PIR bit in the
+//! target CPU's posted-interrupt descriptor, set ON unless ON or SN is set, and send the
+//! notification interrupt only if it set ON.
 //!
 //! C sources: `intel_ir_chip_post_msi` and `intel_ir_set_affinity()` in
 //! [`drivers/iommu/intel/irq_remapping.c`](srctree/drivers/iommu/intel/irq_remapping.c), the
@@ -333,7 +335,7 @@ impl Ops {
 ///
 /// # Invariants
 ///
-/// `domain` is a live domain instantiated with `fwnode` and [`Ops`], removed only by `drop`.
+/// `domain` is a live domain instantiated with `fwnode` and `Ops`, removed only by `drop`.
 pub struct PostedDomain {
     domain: NonNull<bindings::irq_domain>,
     fwnode: NonNull<bindings::fwnode_handle>,
