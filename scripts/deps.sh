@@ -1,8 +1,9 @@
 #!/bin/bash
 # Install everything the project needs on Debian 12 (bookworm). Idempotent.
 #
-# - Debian 12 packages: the Rust 1.96 "-web" toolchain, clang/LLVM 19, the kernel build tools,
-#   busybox-static for the initramfs.
+# - Debian 12 packages: the Rust 1.96 "-web" toolchain, clang/LLVM 22 (bookworm-security; the
+#   same LLVM as rustc-web 1.96, so Rust can inline the C helpers), the kernel build tools,
+#   busybox-static for the initramfs, ccache for the C side.
 # - QEMU 10 from bookworm-backports, installed through a project-local apt state so that the
 #   host's apt sources are not changed.
 # - bindgen-cli 0.72.1 with `cargo install --locked` into tools/ (project-local).
@@ -14,7 +15,7 @@ sudo=""
 export DEBIAN_FRONTEND=noninteractive
 
 pkgs=(rustc-web rust-web-src rustfmt-web rust-web-clippy
-      clang-19 lld-19 llvm-19 libclang-19-dev
+      clang-22 lld-22 llvm-22 libclang-22-dev ccache
       make flex bison bc libelf-dev libssl-dev cpio busybox-static
       python3 python3-ply python3-git git xz-utils zstd rsync kmod dwarves)
 
@@ -46,7 +47,7 @@ if ! qemu_ok; then
 fi
 
 # bindgen-cli 0.72.1, built with whichever cargo is present (rustup's or Debian's), linked
-# against libclang 19 at run time.
+# against libclang 22 at run time.
 if ! "$top/tools/bin/bindgen" --version 2>/dev/null | grep -q '0\.72\.1'; then
 	cargo=$(command -v cargo || true)
 	if [ -z "$cargo" ]; then
@@ -54,8 +55,8 @@ if ! "$top/tools/bin/bindgen" --version 2>/dev/null | grep -q '0\.72\.1'; then
 		cargo=$(command -v cargo)
 	fi
 	echo "deps: building bindgen-cli 0.72.1 with $cargo"
-	LIBCLANG_PATH=/usr/lib/llvm-19/lib "$cargo" install --locked --quiet \
+	LIBCLANG_PATH=/usr/lib/llvm-22/lib "$cargo" install --locked --quiet \
 		--root "$top/tools" bindgen-cli --version 0.72.1
 fi
 
-echo "deps: ok ($(/usr/bin/rustc --version), $(clang-19 --version | head -1), $(qemu-system-x86_64 --version | head -1), $("$top/tools/bin/bindgen" --version))"
+echo "deps: ok ($(/usr/bin/rustc --version), $(clang-22 --version | head -1), $(qemu-system-x86_64 --version | head -1), $("$top/tools/bin/bindgen" --version))"

@@ -5,8 +5,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-vmlinux=${BUILD:-$top/build}/out/x86_64/vmlinux
-objdump=/usr/lib/llvm-19/bin/llvm-objdump
+vmlinux=${VMLINUX:-${BUILD:-$top/build}/out/x86_64/vmlinux}
+objdump=/usr/lib/llvm-22/bin/llvm-objdump
 
 # Instructions of one symbol: mnemonic and operands, without addresses, up to the padding.
 insns() {

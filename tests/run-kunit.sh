@@ -1,9 +1,15 @@
 #!/bin/bash
 # Run the KUnit kernels built by `make build` in QEMU with kunit.py, then check that every
-# expected suite ran to completion and passed. Exits non-zero on any failed, crashed, skipped or
-# missing suite.
+# expected suite ran to completion and passed, and that the console shows no kernel splat
+# (oops, BUG, WARNING, lockdep, KASAN, UBSAN). Exits non-zero on any failed, crashed, skipped or
+# missing suite and on any splat.
 #
-# Usage: tests/run-kunit.sh TARGET... (an ARCH, or ARCH-VARIANT built in build/out/ARCH-VARIANT)
+# Each kernel boots once per entry of KUNIT_BOOTS (default: "default threadirqs"): "default" is
+# the plain command line, any other entry is added to it (threadirqs forces every handler into
+# a thread, as PREEMPT_RT does).
+#
+# Usage: tests/run-kunit.sh TARGET... (an ARCH, or ARCH-VARIANT built in build/out/ARCH-VARIANT;
+# the suites are tests/kunit/TARGET.suites, else tests/kunit/ARCH.suites)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,14 +20,23 @@ export PATH="$top/tests/qemu/bin:$PATH"
 
 for target in "$@"; do
 	arch=${target%%-*}
-	echo "== kunit $target"
-	json=$out/$target/kunit.json
-	rm -f "$json"
-	(cd "$tree" && python3 tools/testing/kunit/kunit.py exec --arch="$arch" \
-		--build_dir="$out/$target" --qemu_config="$top/tests/qemu/$arch.py" \
-		--timeout="${KUNIT_TIMEOUT:-1500}" --json="$json")
-	r=$?
-	[ $r -eq 0 ] || { echo "kunit.py exited $r for $target"; rc=1; }
-	python3 "$top/tests/check-kunit.py" "$json" "$top/tests/kunit/$target.suites" || rc=1
+	suites=$top/tests/kunit/$target.suites
+	[ -f "$suites" ] || suites=$top/tests/kunit/$arch.suites
+	for boot in ${KUNIT_BOOTS:-default threadirqs}; do
+		echo "== kunit $target ($boot)"
+		args=()
+		[ "$boot" = default ] || args=(--kernel_args="$boot")
+		json=$out/$target/kunit-$boot.json
+		rm -f "$json"
+		(cd "$tree" && python3 tools/testing/kunit/kunit.py exec --arch="$arch" \
+			--build_dir="$out/$target" --qemu_config="$top/tests/qemu/$arch.py" \
+			--timeout="${KUNIT_TIMEOUT:-1500}" --json="$json" "${args[@]}")
+		r=$?
+		[ $r -eq 0 ] || { echo "kunit.py exited $r for $target ($boot)"; rc=1; }
+		cp "$out/$target/test.log" "$out/$target/kunit-$boot.log" 2>/dev/null
+		python3 "$top/tests/check-kunit.py" "$json" "$suites" || rc=1
+		python3 "$top/tests/check-splats.py" "kunit $target ($boot)" \
+			"$out/$target/kunit-$boot.log" || rc=1
+	done
 done
 exit $rc

@@ -33,6 +33,13 @@ rust_helper_irq_data_get_effective_affinity_mask(struct irq_data *d)
 	return irq_data_get_effective_affinity_mask(d);
 }
 
+#ifdef CONFIG_X86_POSTED_MSI_RUST
+__rust_helper bool rust_helper_x86_posted_msi_use_rust(void)
+{
+	return x86_posted_msi_use_rust();
+}
+#endif
+
 __rust_helper void rust_helper_apic_eoi(void)
 {
 	apic_eoi();

@@ -4,7 +4,7 @@
 //!
 //! Drives posted-MSI load through the software posting agent
 //! ([`kernel::irq::posted_agent`]) and reports, for the notification handler the kernel has
-//! (Rust or C, `CONFIG_X86_POSTED_MSI_RUST` / `CONFIG_X86_POSTED_MSI_C`):
+//! (Rust or C, chosen at boot with `posted_msi=rust`, the default, or `posted_msi=c`):
 //!
 //! - `demux`: the time from re-enabling interrupts on the target CPU to the return of the
 //!   notification handler (IDT entry, demux loop, handlers, EOI, exit) for a burst of 0, 1, 4
@@ -278,7 +278,7 @@ impl Setup {
 }
 
 fn measure() -> Result {
-    let implementation = if cfg!(CONFIG_X86_POSTED_MSI_RUST) {
+    let implementation = if posted::rust_selected() {
         "rust"
     } else {
         "c"

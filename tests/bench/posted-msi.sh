@@ -1,7 +1,8 @@
 #!/bin/bash
 # `make bench`: the posted-MSI figures, Rust vs C notification handler, produced by the load
-# generator sample (samples/rust/rust_posted_msi_load.rs, built into the x86_64 and x86_64-cmsi
-# kernels) at boot with rust_posted_msi_load.run=1. Each kernel boots twice:
+# generator sample (samples/rust/rust_posted_msi_load.rs, built into the x86_64 kernel) at boot
+# with rust_posted_msi_load.run=1. The same kernel boots with posted_msi=rust and with
+# posted_msi=c, each on two machines:
 #
 # - on tests/qemu/x86_64-icount.args (QEMU -icount shift=0,sleep=off: one guest instruction per
 #   nanosecond of guest time), for the demux cost, which is then a deterministic instruction
@@ -10,45 +11,46 @@
 #   ratio of a load posted from the other vCPU. Guest time is host time there, so this ratio
 #   depends on the host's speed; compare Rust and C from the same run.
 #
-# Prints Markdown tables; the console logs are build/out/TARGET/bench-icount.log and
-# bench-smp-N.log.
+# Prints Markdown tables; the console logs are build/out/TARGET/bench-IMPL-icount.log and
+# bench-IMPL-smp-N.log (IMPL: rust, c).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${BUILD:-$top/build}/out
+target=${BENCH_TARGET:-x86_64-bench}	# the kernel booted: the test kernel without debug options
 export PATH="$top/tests/qemu/bin:$PATH"
 rc=0
 # Sample parameters; the defaults of the module are documented in its source.
 icount_args="rust_posted_msi_load.msis=2000 rust_posted_msi_load.reps=16"
 smp_args="rust_posted_msi_load.msis=${BENCH_MSIS:-10000} rust_posted_msi_load.work_ns=10000 rust_posted_msi_load.gap_ns=10000"
 
-boot() { # TARGET MACHINE LOG ARGS
-	MACHINE=$2 APPEND="rust_posted_msi_load.run=1 $4 irqrs.poweroff=1" \
-		timeout "${BENCH_TIMEOUT:-900}" bash "$top/tests/boot/qemu.sh" "$1" \
-		</dev/null >"$3" 2>&1 || { echo "bench: QEMU failed for $1 (log: $3)"; rc=1; }
-	grep -q "rust_posted_msi_load: impl=[a-z]* done" "$3" ||
-		{ echo "bench: the load generator did not finish for $1 (log: $3)"; rc=1; }
+boot() { # IMPL MACHINE LOG ARGS
+	MACHINE=$2 APPEND="posted_msi=$1 rust_posted_msi_load.run=1 $4 irqrs.poweroff=1" \
+		timeout "${BENCH_TIMEOUT:-900}" bash "$top/tests/boot/qemu.sh" "$target" \
+		</dev/null >"$3" 2>&1 || { echo "bench: QEMU failed for posted_msi=$1 (log: $3)"; rc=1; }
+	grep -q "rust_posted_msi_load: impl=$1 done" "$3" ||
+		{ echo "bench: the load generator did not finish for posted_msi=$1 (log: $3)"; rc=1; }
 }
 
-for t in x86_64 x86_64-cmsi; do
-	boot "$t" x86_64-icount "$out/$t/bench-icount.log" "$icount_args"
+for impl in rust c; do
+	boot $impl x86_64-icount "$out/$target/bench-$impl-icount.log" "$icount_args"
 done
-# The SMP figures vary from run to run: boot the two kernels alternately, TRIALS times each; the
-# tables give the median.
+# The SMP figures vary from run to run: boot the two implementations alternately, TRIALS times
+# each; the tables give the median.
 trials=${BENCH_TRIALS:-5}
 for i in $(seq 1 "$trials"); do
-	for t in x86_64 x86_64-cmsi; do
-		boot "$t" x86_64 "$out/$t/bench-smp-$i.log" "$smp_args"
+	for impl in rust c; do
+		boot $impl x86_64 "$out/$target/bench-$impl-smp-$i.log" "$smp_args"
 	done
 done
 
-python3 - "$out" "$trials" <<'PY' || rc=1
+python3 - "$out/$target" "$trials" <<'PY' || rc=1
 import re, statistics, sys
 out, trials = sys.argv[1], int(sys.argv[2])
 
 def parse(t, m):
     d = {"demux": {}, "load": {}, "impl": None}
-    for line in open(f"{out}/{t}/bench-{m}.log", errors="replace"):
+    for line in open(f"{out}/bench-{t}-{m}.log", errors="replace"):
         g = re.search(r"rust_posted_msi_load: impl=(\w+) demux burst=(\d+) ns=(\d+)", line)
         if g:
             d["impl"] = g.group(1)
@@ -59,7 +61,7 @@ def parse(t, m):
             d["load"][int(g.group(2))] = tuple(int(x) for x in g.groups()[2:])
     return d
 
-r, c = parse("x86_64", "icount"), parse("x86_64-cmsi", "icount")
+r, c = parse("rust", "icount"), parse("c", "icount")
 if r["impl"] != "rust" or c["impl"] != "c":
     sys.exit(f"bench: unexpected implementations {r['impl']} / {c['impl']}")
 print("Demux cost (guest instructions from enabling interrupts to the notification handler's return, QEMU -icount shift=0):")
@@ -81,8 +83,8 @@ def median_pmn(t):
                 statistics.median(r[g][4] for r in runs), [r[g][4] for r in runs])
             for g in gaps}
 
-r, c = median_pmn("x86_64"), median_pmn("x86_64-cmsi")
-print(f"Coalescing (MSIs posted from vCPU 0 to 32 vectors of vCPU 1, multi-threaded TCG; median of {trials} boots of each kernel):")
+r, c = median_pmn("rust"), median_pmn("c")
+print(f"Coalescing (MSIs posted from vCPU 0 to 32 vectors of vCPU 1, multi-threaded TCG; median of {trials} boots with each implementation):")
 print()
 print("| mean gap between MSIs (ns) | handler work (ns) | MSIs | Rust: PMN (runs) | Rust: PMN / MSI | C: PMN (runs) | C: PMN / MSI | Rust / C |")
 print("|---|---|---|---|---|---|---|---|")

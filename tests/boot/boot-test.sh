@@ -5,26 +5,27 @@
 # it also checks x2APIC and interrupt remapping in x2APIC mode, the Rust EOI's machine code, and
 # runs the posted-MSI load generator (samples/rust/rust_posted_msi_load.rs) at boot.
 #
-# Usage: tests/boot/boot-test.sh ARCH...
+# Usage: tests/boot/boot-test.sh TARGET... (an ARCH, or ARCH-VARIANT built in build/out/TARGET)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${BUILD:-$top/build}/out
 rc=0
 
-for arch in "$@"; do
-	echo "== boot $arch"
-	log=$out/$arch/boot.log
+for target in "$@"; do
+	arch=${target%%-*}
+	echo "== boot $target"
+	log=$out/$target/boot.log
 	append="irqrs.boottest=1"
 	# x86_64: the posted-MSI load generator runs during boot, checked by check-boot.py.
 	[ "$arch" != x86_64 ] || append="$append rust_posted_msi_load.run=1 rust_posted_msi_load.msis=5000 rust_posted_msi_load.reps=4"
 	APPEND="$append" timeout "${BOOT_TIMEOUT:-600}" \
-		bash "$top/tests/boot/qemu.sh" "$arch" </dev/null >"$log" 2>&1
+		bash "$top/tests/boot/qemu.sh" "$target" </dev/null >"$log" 2>&1
 	r=$?
 	[ $r -eq 0 ] || { echo "boot-test: QEMU exited $r (log: $log)"; rc=1; }
-	python3 "$top/tests/boot/check-boot.py" "$arch" "$log" || rc=1
+	python3 "$top/tests/boot/check-boot.py" "$target" "$log" || rc=1
 	if [ "$arch" = x86_64 ]; then
-		bash "$top/tests/eoi-disasm.sh" || rc=1
+		VMLINUX=$out/$target/vmlinux bash "$top/tests/eoi-disasm.sh" || rc=1
 	fi
 done
 exit $rc

@@ -26,7 +26,7 @@ def snapshot(log, n):
 
 
 def main():
-    arch, path = sys.argv[1], sys.argv[2]
+    arch, path = sys.argv[1].split("-")[0], sys.argv[2]
     log = open(path, errors="replace").read()
     checks = []
 
@@ -38,8 +38,9 @@ def main():
     m = re.search(r"@@@ cpus online (\S+)", log)
     check("both CPUs online", bool(m) and m.group(1) == "0-1", m.group(1) if m else "no line")
     check("boot test finished", "@@@ boot test done" in log)
-    check("no kernel oops, BUG or WARNING",
-          not re.search(r"(Oops|BUG:|WARNING:|Kernel panic)", log))
+    check("no kernel oops, BUG, WARNING, lockdep, KASAN or UBSAN report",
+          not re.search(r"(Oops|BUG:|WARNING:|Kernel panic|INFO: (possible|inconsistent|trying|task)"
+                        r"|KASAN:|UBSAN:|general protection fault)", log))
     a, b = snapshot(log, 1), snapshot(log, 2)
     check("/proc/interrupts read twice", a is not None and b is not None)
     if a is None or b is None:

@@ -11,8 +11,9 @@
  * posting happen under the descriptor lock, as the IOMMU reads an IRTE that affinity changes
  * update atomically.
  *
- * The suite is the same for the Rust and the C notification handler
- * (CONFIG_X86_POSTED_MSI_RUST / CONFIG_X86_POSTED_MSI_C).
+ * Every case runs against both notification handlers, the Rust one (with
+ * CONFIG_X86_POSTED_MSI_RUST) and upstream's C one, in one boot: the case's parameter selects
+ * the implementation with x86_posted_msi_select(), as posted_msi=rust|c does at boot.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -159,16 +160,62 @@ static unsigned int pmn_count(unsigned int cpu)
 	return READ_ONCE(per_cpu(irq_stat, cpu).counts[IRQ_COUNT_POSTED_MSI_NOTIFICATION]);
 }
 
+/* The implementations a case runs against. */
+struct pmsi_impl {
+	const char	*name;
+	bool		rust;
+};
+
+static const struct pmsi_impl pmsi_impls[] = {
+#ifdef CONFIG_X86_POSTED_MSI_RUST
+	{ .name = "rust", .rust = true },
+#endif
+	{ .name = "c", .rust = false },
+};
+
+static void pmsi_impl_desc(const struct pmsi_impl *impl, char *desc)
+{
+	strscpy(desc, impl->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pmsi_impl, pmsi_impls, pmsi_impl_desc);
+
+#ifdef CONFIG_X86_POSTED_MSI_RUST
+static bool pmsi_boot_rust;	/* the implementation selected at boot, restored at exit */
+#endif
+
+/*
+ * Selects the case's implementation: the notification handler's body and the ack. With the
+ * Rust one, the test chip acks through the Rust INTEL-IR-POST chip's own irq_ack (its irq_chip
+ * trampoline); with C, through intel_ack_posted_msi_irq(), which is then the C ack. No test
+ * interrupt is allocated between cases, so the chip can change here.
+ */
+static int pmsi_case_init(struct kunit *test)
+{
+	const struct pmsi_impl *impl = test->param_value;
+
+	if (!impl)
+		return 0;
+#ifdef CONFIG_X86_POSTED_MSI_RUST
+	x86_posted_msi_select(impl->rust);
+	KUNIT_ASSERT_EQ(test, x86_posted_msi_use_rust(), impl->rust);
+#ifdef CONFIG_INTEL_IOMMU
+	pmsi_chip.irq_ack = impl->rust ? rust_intel_ir_post_msi_chip()->irq_ack :
+			    intel_ack_posted_msi_irq;
+#endif
+#endif
+	return 0;
+}
+
 static int pmsi_suite_init(struct kunit_suite *suite)
 {
 	struct fwnode_handle *fwnode;
 
+#ifdef CONFIG_X86_POSTED_MSI_RUST
+	pmsi_boot_rust = x86_posted_msi_use_rust();
+#endif
 	if (num_online_cpus() < 2 || !x86_vector_domain)
 		return 0;
-#if defined(CONFIG_X86_POSTED_MSI_RUST) && defined(CONFIG_INTEL_IOMMU)
-	/* Ack through the Rust INTEL-IR-POST chip's own irq_ack (its irq_chip trampoline). */
-	pmsi_chip.irq_ack = rust_intel_ir_post_msi_chip()->irq_ack;
-#endif
 	fwnode = irq_domain_alloc_named_fwnode("posted-msi-test");
 	if (!fwnode)
 		return -ENOMEM;
@@ -185,6 +232,10 @@ static void pmsi_suite_exit(struct kunit_suite *suite)
 {
 	struct fwnode_handle *fwnode;
 
+#ifdef CONFIG_X86_POSTED_MSI_RUST
+	x86_posted_msi_select(pmsi_boot_rust);
+	pmsi_chip.irq_ack = intel_ack_posted_msi_irq;
+#endif
 	if (!pmsi_domain)
 		return;
 	fwnode = pmsi_domain->fwnode;
@@ -494,15 +545,15 @@ static struct kunit_case pmsi_cases[] = {
 #if defined(CONFIG_X86_POSTED_MSI_RUST) && defined(CONFIG_INTEL_IOMMU)
 	KUNIT_CASE(pmsi_vtd_chip),
 #endif
-	KUNIT_CASE(pmsi_out_of_range_vector),
-	KUNIT_CASE(pmsi_every_vector_once),
-	KUNIT_CASE(pmsi_burst_1),
-	KUNIT_CASE(pmsi_burst_4),
-	KUNIT_CASE(pmsi_burst_32),
-	KUNIT_CASE(pmsi_posted_during_demux),
-	KUNIT_CASE(pmsi_concurrent_smp),
-	KUNIT_CASE(pmsi_suppressed),
-	KUNIT_CASE(pmsi_affinity_move),
+	KUNIT_CASE_PARAM(pmsi_out_of_range_vector, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_every_vector_once, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_burst_1, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_burst_4, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_burst_32, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_posted_during_demux, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_concurrent_smp, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_suppressed, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_affinity_move, pmsi_impl_gen_params),
 	{}
 };
 
@@ -510,6 +561,7 @@ static struct kunit_suite pmsi_suite = {
 	.name		= "x86_posted_msi",
 	.suite_init	= pmsi_suite_init,
 	.suite_exit	= pmsi_suite_exit,
+	.init		= pmsi_case_init,
 	.test_cases	= pmsi_cases,
 };
 kunit_test_suites(&pmsi_suite);

@@ -412,6 +412,18 @@ unsafe extern "C" fn rust_posted_msi_notification() {
     apic_eoi();
 }
 
+/// Returns whether the Rust posted-MSI implementation is selected: `posted_msi=rust` (the
+/// default) or `posted_msi=c` on the kernel command line, or a test's `x86_posted_msi_select()`.
+///
+/// Any context; the selection may change at any time after it is read.
+pub fn rust_selected() -> bool {
+    #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
+    // SAFETY: Reads a static key.
+    return unsafe { bindings::x86_posted_msi_use_rust() };
+    #[cfg(not(CONFIG_X86_POSTED_MSI_RUST))]
+    return false;
+}
+
 /// Returns whether this CPU is running the posted-MSI notification handler
 /// (`posted_msi_handler_active`).
 ///
@@ -443,14 +455,16 @@ pub unsafe fn ack(irqd: &crate::irq::IrqData) {
     }
 }
 
-/// `intel_ack_posted_msi_irq()` for C chips (the VT-d posted-MSI chip and tests).
+/// The Rust posted-MSI ack for C chips: `intel_ack_posted_msi_irq()` calls it when the Rust
+/// implementation is selected (`posted_msi=rust`, the default).
 ///
 /// # Safety
 ///
-/// Only called by genirq as an `irq_ack` callback, with a valid `irq_data`.
+/// Only called by `intel_ack_posted_msi_irq()`, as an `irq_ack` callback of genirq, with a valid
+/// `irq_data`.
 #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
 #[no_mangle]
-unsafe extern "C" fn intel_ack_posted_msi_irq(irqd: *mut bindings::irq_data) {
+unsafe extern "C" fn rust_intel_ack_posted_msi_irq(irqd: *mut bindings::irq_data) {
     // SAFETY: genirq passes the valid `irq_data` of the interrupt being acked, from a flow
     // handler that holds its descriptor lock.
     unsafe { ack(crate::irq::IrqData::from_raw(irqd)) }

@@ -7,7 +7,7 @@
 //! posted-MSI notification handler play the IOMMU.
 //! [`PostedDomain`](crate::irq::posted_agent::PostedDomain) is an interrupt domain below the x86
 //! vector domain whose chip, "POSTED-AGENT", behaves like VT-d's "INTEL-IR-POST": the posted-MSI
-//! `ack` (`intel_ack_posted_msi_irq()`, the Rust or the C one as configured) and affinity changes
+//! `ack` (`intel_ack_posted_msi_irq()`, the Rust or the C one as selected at boot) and affinity changes
 //! that rewrite the interrupt's remapping entry (IRTE).
 //! [`PostedIrq::post`](crate::irq::posted_agent::PostedIrq::post) then does what the IOMMU does
 //! for an MSI that hits a posted IRTE: read the IRTE, atomically set the vector's PIR bit in the

@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Fail on any kernel splat in a console log: oops, BUG, WARNING (lockdep's included), panic,
+lockdep INFO reports, KASAN, UBSAN. Prints the first lines of each report.
+
+Usage: check-splats.py WHAT LOG
+"""
+import re
+import sys
+
+SPLAT = re.compile(r"(Oops|BUG:|WARNING:|Kernel panic|INFO: (possible|inconsistent|trying|task)"
+                   r"|KASAN:|UBSAN:|general protection fault)")
+
+
+def main():
+    what, path = sys.argv[1], sys.argv[2]
+    lines = open(path, errors="replace").read().splitlines()
+    hits = [i for i, l in enumerate(lines) if SPLAT.search(l)]
+    for i in hits[:5]:
+        print(f"check-splats: {what}: " + " | ".join(l.strip() for l in lines[i:i + 3]))
+    print(f"check-splats: {what}: {'FAIL' if hits else 'PASS'}: "
+          f"{len(hits)} kernel splat line(s) (oops, BUG, WARNING, lockdep, KASAN, UBSAN)")
+    return 1 if hits else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
