@@ -36,8 +36,10 @@
 struct pmsi_line {
 	unsigned int	virq;
 	bool		requested;
-	atomic_t	hits;		/* handler runs */
+	atomic_t	hits;		/* (primary) handler runs */
 	atomic_t	posted;		/* posts that set a clear PIR bit */
+	atomic_t	thread_runs;	/* thread runs of a threaded line */
+	atomic_t	seen;		/* hits when the last thread run started */
 	/* Called from the handler, in the notification's demux loop. */
 	void		(*hook)(struct pmsi_line *line);
 	struct pmsi_line *next;
@@ -155,6 +157,33 @@ static irqreturn_t pmsi_handler(int irq, void *dev_id)
 	return IRQ_HANDLED;
 }
 
+/*
+ * The primary handler of a threaded line: runs in the notification's demux loop, once per
+ * harvested PIR bit, and wakes the thread.
+ */
+static irqreturn_t pmsi_primary(int irq, void *dev_id)
+{
+	struct pmsi_line *line = dev_id;
+
+	atomic_inc(&line->hits);
+	return IRQ_WAKE_THREAD;
+}
+
+static irqreturn_t pmsi_thread_fn(int irq, void *dev_id)
+{
+	struct pmsi_line *line = dev_id;
+
+	/*
+	 * The primary handler's increment precedes its fully ordered
+	 * test_and_set_bit(IRQTF_RUNTHREAD), and irq_wait_for_interrupt() cleared the bit (fully
+	 * ordered) before this call: this sees every primary run that woke the thread, and a
+	 * primary run after this read sets the bit again, so the thread runs once more.
+	 */
+	atomic_set(&line->seen, atomic_read(&line->hits));
+	atomic_inc(&line->thread_runs);
+	return IRQ_HANDLED;
+}
+
 static unsigned int pmn_count(unsigned int cpu)
 {
 	return READ_ONCE(per_cpu(irq_stat, cpu).counts[IRQ_COUNT_POSTED_MSI_NOTIFICATION]);
@@ -258,12 +287,23 @@ static void pmsi_lines_free(void *data)
 	}
 }
 
-/* Allocates @n interrupts routed to @cpu, each requested with the counting handler. */
-static struct pmsi_line *pmsi_lines(struct kunit *test, int n, unsigned int cpu)
+/*
+ * Allocates @n interrupts routed to @cpu, each requested with the counting handler; @threaded
+ * requests pmsi_primary() and pmsi_thread_fn() instead.
+ *
+ * The counting handler is IRQF_NO_THREAD: the cases check that the notification's demux runs
+ * the flow once per newly set PIR bit, and with threadirqs (or PREEMPT_RT) a forced-threaded
+ * handler runs later, in a thread whose wake-ups coalesce (IRQTF_RUNTHREAD is one bit), and
+ * outside the demux loop (pmsi_posted_during_demux's hooks would post with ON clear). A threaded
+ * line is IRQF_ONESHOT, which forced threading leaves alone: its primary handler stays in the
+ * demux loop in both boots.
+ */
+static struct pmsi_line *pmsi_lines_req(struct kunit *test, int n, unsigned int cpu,
+					bool threaded)
 {
 	struct pmsi_line *lines;
 	struct irq_alloc_info info;
-	int i, virq;
+	int i, virq, ret;
 
 	if (!pmsi_domain)
 		kunit_skip(test, "needs 2 CPUs and the x86 vector domain");
@@ -275,12 +315,22 @@ static struct pmsi_line *pmsi_lines(struct kunit *test, int n, unsigned int cpu)
 		virq = irq_domain_alloc_irqs(pmsi_domain, 1, NUMA_NO_NODE, &info);
 		KUNIT_ASSERT_GT(test, virq, 0);
 		lines[i].virq = virq;
-		KUNIT_ASSERT_EQ(test, request_irq(virq, pmsi_handler, 0, "posted-msi-test",
-						  &lines[i]), 0);
+		if (threaded)
+			ret = request_threaded_irq(virq, pmsi_primary, pmsi_thread_fn, IRQF_ONESHOT,
+						   "posted-msi-test", &lines[i]);
+		else
+			ret = request_irq(virq, pmsi_handler, IRQF_NO_THREAD, "posted-msi-test",
+					  &lines[i]);
+		KUNIT_ASSERT_EQ(test, ret, 0);
 		lines[i].requested = true;
 		KUNIT_ASSERT_EQ(test, irq_set_affinity(virq, cpumask_of(cpu)), 0);
 	}
 	return lines;
+}
+
+static struct pmsi_line *pmsi_lines(struct kunit *test, int n, unsigned int cpu)
+{
+	return pmsi_lines_req(test, n, cpu, false);
 }
 
 /* Waits until every line's handler ran once per newly posted bit; then checks for extras. */
@@ -469,6 +519,42 @@ static void pmsi_concurrent_smp(struct kunit *test)
 	KUNIT_EXPECT_GT(test, posted, 0);
 }
 
+/*
+ * pmsi_concurrent_smp with threaded handlers. The primary handler runs once per newly set PIR
+ * bit, exactly; thread runs may coalesce, but none is lost: after the drain, the last thread
+ * run of every line started after the line's last primary run.
+ */
+static void pmsi_threaded_no_loss(struct kunit *test)
+{
+	struct pmsi_line *lines = pmsi_lines_req(test, 16, 1, true);
+	struct pmsi_agent a = { .lines = lines, .n = 16, .posts = 100000 };
+	int i, hits = 0, posted = 0, runs = 0;
+
+	pmsi_agent_start(test, &a, 0);
+	wait_for_completion(&a.done);
+	pmsi_expect_drained(test, lines, 16);
+	for (i = 0; i < 16; i++) {
+		int line_hits, line_runs;
+
+		/* Waits for the line's thread, woken by its last primary run. */
+		synchronize_irq(lines[i].virq);
+		line_hits = atomic_read(&lines[i].hits);
+		line_runs = atomic_read(&lines[i].thread_runs);
+		KUNIT_EXPECT_GT_MSG(test, line_hits, 0, "line %d", i);
+		KUNIT_EXPECT_GT_MSG(test, line_runs, 0, "line %d", i);
+		KUNIT_EXPECT_LE_MSG(test, line_runs, line_hits, "line %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&lines[i].seen), line_hits,
+				    "line %d: no thread run after the last interrupt", i);
+		hits += line_hits;
+		posted += atomic_read(&lines[i].posted);
+		runs += line_runs;
+	}
+	kunit_info(test, "%d posts from CPU0: %d new PIR bits, %d primary runs, %d thread runs\n",
+		   a.posts, posted, hits, runs);
+	KUNIT_EXPECT_EQ(test, a.posts, 100000);
+	KUNIT_EXPECT_EQ(test, hits, posted);
+}
+
 static void pmsi_suppressed(struct kunit *test)
 {
 	struct pmsi_line *lines = pmsi_lines(test, 8, 1);
@@ -552,6 +638,7 @@ static struct kunit_case pmsi_cases[] = {
 	KUNIT_CASE_PARAM(pmsi_burst_32, pmsi_impl_gen_params),
 	KUNIT_CASE_PARAM(pmsi_posted_during_demux, pmsi_impl_gen_params),
 	KUNIT_CASE_PARAM(pmsi_concurrent_smp, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_threaded_no_loss, pmsi_impl_gen_params),
 	KUNIT_CASE_PARAM(pmsi_suppressed, pmsi_impl_gen_params),
 	KUNIT_CASE_PARAM(pmsi_affinity_move, pmsi_impl_gen_params),
 	{}

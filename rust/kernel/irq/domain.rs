@@ -333,6 +333,27 @@ struct DomainState {
     children: AtomicUsize,
 }
 
+impl DomainState {
+    /// Allocates the state of a new domain.
+    ///
+    /// Deliberately not generic: the lock class of `owned` is defined by `new_mutex!` here, once,
+    /// in the `kernel` crate. Expanded in the generic `Domain::<T>::instantiate()`, its `static`
+    /// key is still one item, but its name (a `c_str!` constant) is emitted by every crate that
+    /// instantiates `Domain<T>` (e.g. the doctests): lockdep then finds one key under two name
+    /// pointers and warns ("Looking for class ... but found a different class ... with the same
+    /// key"). `inline(never)` keeps rustc from instantiating it in other crates.
+    #[inline(never)]
+    fn new() -> Result<Pin<KBox<Self>>> {
+        KBox::pin_init(
+            pin_init!(DomainState {
+                owned <- new_mutex!(KVec::new(), "irq_domain_owned"),
+                children: AtomicUsize::new(0),
+            }),
+            GFP_KERNEL,
+        )
+    }
+}
+
 /// An interrupt domain owned by Rust; removing it is dropping it.
 ///
 /// `'p` is the lifetime of the parent domain of a hierarchy (`'static` for root domains).
@@ -466,13 +487,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         if hwirq_max > DOMAIN_HWIRQ_MAX {
             return Err(EINVAL);
         }
-        let state = KBox::pin_init(
-            pin_init!(DomainState {
-                owned <- new_mutex!(KVec::new()),
-                children: AtomicUsize::new(0),
-            }),
-            GFP_KERNEL,
-        )?;
+        let state = DomainState::new()?;
         let data = KBox::pin_init(data, GFP_KERNEL)?;
         // SAFETY: `name` is a valid C string; the core copies it.
         let fwnode = unsafe { bindings::irq_domain_alloc_named_fwnode(name.as_char_ptr()) };
@@ -619,7 +634,9 @@ impl<'p, T: DomainOps> Domain<'p, T> {
 }
 
 impl<T: DomainOps> Drop for Domain<'_, T> {
+    /// Process context; sleeps (mutexes, an RCU grace period).
     fn drop(&mut self) {
+        crate::task::might_sleep();
         if self.state.children.load(Relaxed) != 0 {
             // A child domain was leaked and still points at this one: leak this one too (the
             // domain, its host data and its fwnode stay), rather than free what it uses.
@@ -644,6 +661,15 @@ impl<T: DomainOps> Drop for Domain<'_, T> {
         unsafe { bindings::irq_domain_remove(self.as_raw()) };
         // SAFETY: The fwnode is owned by `self` and no longer used by the removed domain.
         unsafe { bindings::irq_domain_free_fwnode(self.fwnode) };
+        // A flow handler that started before its interrupt was disposed of may still call a chip
+        // callback, which reads the host data as chip data: `handle_fasteoi_irq()` loads the
+        // chip before it takes `desc->lock` (and uses that copy to EOI a line without action),
+        // the `synchronize_irq()` of `irq_domain_disassociate()` only waits for handlers already
+        // in progress, and linear and tree domains leave `chip_data` set. Flow handlers run with
+        // interrupts disabled, an RCU read-side critical section, as genirq relies on when it
+        // frees descriptors (`irq_desc_free_rcu()`): wait for them before freeing the data.
+        // SAFETY: Process context.
+        unsafe { bindings::synchronize_rcu() };
         if !self.parent_children.is_null() {
             // SAFETY: The parent is alive: it does not drop while it counts a child (above).
             unsafe { &*self.parent_children }.fetch_sub(1, Relaxed);
@@ -771,14 +797,27 @@ pub struct Chained<'a, H: ChainedHandler> {
 }
 
 impl<H: ChainedHandler> Drop for Chained<'_, H> {
+    /// Process context; sleeps (an RCU grace period).
     fn drop(&mut self) {
-        // SAFETY: `self.virq` is mapped (type invariant). Chained handlers run in hard IRQ
-        // context with interrupts disabled, an RCU read-side critical section: once the handler
-        // is uninstalled, `synchronize_rcu()` waits for every CPU still running it.
+        crate::task::might_sleep();
+        // Uninstall the flow handler first and leave the handler data as it is: the chained
+        // flow runs without `desc->lock`, so a CPU that loaded `desc->handle_irq` (the
+        // trampoline) before this update may read the handler data after it. Passing null here
+        // (the data is written before the handler) would let that CPU dereference null.
+        // SAFETY: `self.virq` is mapped (type invariant); `self.handler` is still valid.
         unsafe {
-            bindings::irq_set_chained_handler_and_data(self.virq, None, core::ptr::null_mut());
-            bindings::synchronize_rcu();
-        }
+            bindings::irq_set_chained_handler_and_data(self.virq, None, self.handler.cast())
+        };
+        // Chained handlers run in hard IRQ context with interrupts disabled, an RCU read-side
+        // critical section: once the grace period ends, no CPU runs the trampoline any more.
+        // (`synchronize_irq()` would not do: chained flows never set `IRQD_IRQ_INPROGRESS`.)
+        // SAFETY: Process context.
+        unsafe { bindings::synchronize_rcu() };
+        // Nothing reads the handler data now (`handle_bad_irq` does not): clear it before
+        // freeing what it points to.
+        // SAFETY: `self.virq` is mapped (type invariant). It only fails for an unallocated
+        // interrupt.
+        let _ = unsafe { bindings::irq_set_handler_data(self.virq, core::ptr::null_mut()) };
         // SAFETY: `self.handler` came from `KBox::into_raw()` (type invariant) and nothing uses
         // it anymore.
         drop(unsafe { KBox::from_raw(self.handler) });

@@ -536,7 +536,9 @@ impl<T: Handler + 'static> PostedIrq<T> {
     ///
     /// The interrupt is requested with `IRQF_NOBALANCING`: irqbalance and
     /// `/proc/irq/*/smp_affinity` leave it alone, so only its owner moves it
-    /// ([`PostedIrq::set_affinity`]).
+    /// ([`PostedIrq::set_affinity`]); and with `IRQF_NO_THREAD`: `handler` runs in the
+    /// notification's demux loop, once per harvested PIR bit, also with `threadirqs` (a
+    /// forced-threaded handler would run later, and its wake-ups coalesce).
     ///
     /// Process context.
     ///
@@ -560,7 +562,9 @@ impl<T: Handler + 'static> PostedIrq<T> {
         // handler valid. (In a module, a forgotten `PostedIrq` outlives the module's code and
         // `name`, like any leaked `'static` registration.)
         let reg = KBox::pin_init(
-            unsafe { Registration::new(request, Flags::NOBALANCING, name, handler) },
+            unsafe {
+                Registration::new(request, Flags::NOBALANCING | Flags::NO_THREAD, name, handler)
+            },
             GFP_KERNEL,
         )?;
         // INVARIANT: `irte` is the chip data of the interrupt `alloc` owns.
