@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Fail on any kernel splat in a console log: oops, BUG, WARNING (lockdep's included), panic,
-lockdep INFO reports, KASAN, UBSAN. Prints the first lines of each report.
+lockdep INFO reports, KASAN, UBSAN, spurious-interrupt and RCU-stall reports, any
+call trace. Prints the first lines of each report.
 
 Usage: check-splats.py WHAT LOG
 """
@@ -9,7 +10,9 @@ import re
 import sys
 
 SPLAT = re.compile(r"(Oops|BUG:|WARNING:|Kernel panic|INFO: (possible|inconsistent|trying|task)"
-                   r"|KASAN:|UBSAN:|general protection fault)")
+                   r"|KASAN:|UBSAN:|general protection fault"
+                   r"|nobody cared|Disabling IRQ #|No irq handler for vector|rcu: INFO"
+                   r"|self-detected stall|Call Trace:)")
 
 
 def main():

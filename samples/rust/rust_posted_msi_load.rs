@@ -278,11 +278,7 @@ impl Setup {
 }
 
 fn measure() -> Result {
-    let implementation = if posted::rust_selected() {
-        "rust"
-    } else {
-        "c"
-    };
+    let implementation = if posted::rust_selected() { "rust" } else { "c" };
     let msis = module_parameters::msis.value();
     let work_ns = module_parameters::work_ns.value();
     let gap_ns = module_parameters::gap_ns.value();

@@ -739,13 +739,22 @@ impl<'d> Mapping<'d> {
     /// Installs `handler` as the chained flow handler of this (parent) interrupt.
     ///
     /// Process context. The handler is removed when the returned [`Chained`] is dropped; if
-    /// that is leaked, so is the handler, which stays installed. Returns `EINVAL` if the
-    /// interrupt's chip can neither EOI nor mask and unmask, which `chained_irq_enter()` and
-    /// `chained_irq_exit()` need.
+    /// that is leaked, so is the handler, which stays installed.
+    ///
+    /// Returns `EINVAL` if the interrupt's chip can neither EOI nor mask and unmask, which
+    /// `chained_irq_enter()` and `chained_irq_exit()` need, and `EBUSY` if the interrupt has an
+    /// action: a chained handler still installed (its [`Chained`] leaked, which releases the
+    /// borrow of `self`) or a leaked registration. Replacing either would change the handler
+    /// data under a CPU that may be running the old handler.
     pub fn set_chained_handler<H: ChainedHandler + 'static>(
         &mut self,
         handler: KBox<H>,
     ) -> Result<Chained<'_, H>> {
+        // SAFETY: `self.virq` is mapped (type invariant). An installed chained handler is an
+        // action (`chained_action`) until it is uninstalled.
+        if unsafe { bindings::irq_has_action(self.virq) } {
+            return Err(EBUSY);
+        }
         // SAFETY: `self.virq` is mapped (type invariant).
         let irqd = unsafe { bindings::irq_get_irq_data(self.virq) };
         // SAFETY: A mapped interrupt has valid `irq_data`, whose `chip` is null or valid.
@@ -805,9 +814,7 @@ impl<H: ChainedHandler> Drop for Chained<'_, H> {
         // trampoline) before this update may read the handler data after it. Passing null here
         // (the data is written before the handler) would let that CPU dereference null.
         // SAFETY: `self.virq` is mapped (type invariant); `self.handler` is still valid.
-        unsafe {
-            bindings::irq_set_chained_handler_and_data(self.virq, None, self.handler.cast())
-        };
+        unsafe { bindings::irq_set_chained_handler_and_data(self.virq, None, self.handler.cast()) };
         // Chained handlers run in hard IRQ context with interrupts disabled, an RCU read-side
         // critical section: once the grace period ends, no CPU runs the trampoline any more.
         // (`synchronize_irq()` would not do: chained flows never set `IRQD_IRQ_INPROGRESS`.)

@@ -7,8 +7,8 @@
 //! posted-MSI notification handler play the IOMMU.
 //! [`PostedDomain`](crate::irq::posted_agent::PostedDomain) is an interrupt domain below the x86
 //! vector domain whose chip, "POSTED-AGENT", behaves like VT-d's "INTEL-IR-POST": the posted-MSI
-//! `ack` (`intel_ack_posted_msi_irq()`, the Rust or the C one as selected at boot) and affinity changes
-//! that rewrite the interrupt's remapping entry (IRTE).
+//! `ack` (`intel_ack_posted_msi_irq()`, the Rust or the C one as selected at boot) and affinity
+//! changes that rewrite the interrupt's remapping entry (IRTE).
 //! [`PostedIrq::post`](crate::irq::posted_agent::PostedIrq::post) then does what the IOMMU does
 //! for an MSI that hits a posted IRTE: read the IRTE, atomically set the vector's PIR bit in the
 //! target CPU's posted-interrupt descriptor, set ON unless ON or SN is set, and send the
@@ -538,7 +538,9 @@ impl<T: Handler + 'static> PostedIrq<T> {
     /// `/proc/irq/*/smp_affinity` leave it alone, so only its owner moves it
     /// ([`PostedIrq::set_affinity`]); and with `IRQF_NO_THREAD`: `handler` runs in the
     /// notification's demux loop, once per harvested PIR bit, also with `threadirqs` (a
-    /// forced-threaded handler would run later, and its wake-ups coalesce).
+    /// forced-threaded handler would run later, and its wake-ups coalesce). `handler` therefore
+    /// always runs in hard-IRQ context, `PREEMPT_RT` included: it must not take locks that sleep
+    /// there (`SpinLock` does on `PREEMPT_RT`; use atomics or a raw spinlock).
     ///
     /// Process context.
     ///
@@ -563,7 +565,12 @@ impl<T: Handler + 'static> PostedIrq<T> {
         // `name`, like any leaked `'static` registration.)
         let reg = KBox::pin_init(
             unsafe {
-                Registration::new(request, Flags::NOBALANCING | Flags::NO_THREAD, name, handler)
+                Registration::new(
+                    request,
+                    Flags::NOBALANCING | Flags::NO_THREAD,
+                    name,
+                    handler,
+                )
             },
             GFP_KERNEL,
         )?;
