@@ -783,7 +783,10 @@ impl<'d> Mapping<'d> {
 }
 
 impl Drop for Mapping<'_> {
+    /// Process context; sleeps (a mutex, `irq_dispose_mapping()`). Never drop a `Mapping` from
+    /// a handler or with a spinlock held.
     fn drop(&mut self) {
+        crate::task::might_sleep();
         let virq = self.virq;
         self.owned.lock().retain(|v| *v != virq);
         // SAFETY: `self.virq` is mapped and owned by `self` only (type invariant), and no
