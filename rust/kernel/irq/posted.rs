@@ -164,16 +164,23 @@ impl PiDesc {
     ///
     /// Any context. The reference stays valid (per-CPU areas are never freed); use it from the
     /// notification handler, or with preemption disabled, for it to stay this CPU's.
+    ///
+    /// Crate-private: the descriptor is live hardware state shared with the IOMMU, and a
+    /// [`PiDesc::harvest`] outside the notification handler would lose device interrupts. Only
+    /// the notification path and the posting agent reach it.
+    #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
     #[inline]
-    pub fn this_cpu() -> &'static Self {
+    pub(crate) fn this_cpu() -> &'static Self {
         // SAFETY: The helper returns `this_cpu_ptr(&posted_msi_pi_desc)`, a valid, 64-byte
         // aligned `struct pi_desc` in the per-CPU area, which lives for the kernel's lifetime;
         // `PiDesc` has the same layout and only atomic (or never written) fields.
         unsafe { &*bindings::posted_msi_pi_desc_this_cpu().cast::<Self>() }
     }
 
-    /// Returns the posted-MSI descriptor of `cpu`.
-    pub fn of_cpu(cpu: CpuId) -> &'static Self {
+    /// Returns the posted-MSI descriptor of `cpu`. Crate-private, as [`PiDesc::this_cpu`]: for
+    /// the posting agent, which only posts.
+    #[cfg(CONFIG_X86_POSTED_MSI_AGENT)]
+    pub(crate) fn of_cpu(cpu: CpuId) -> &'static Self {
         // SAFETY: As in `this_cpu`, for `per_cpu_ptr()` of a valid CPU id.
         unsafe { &*bindings::posted_msi_pi_desc_of_cpu(cpu.as_u32()).cast::<Self>() }
     }
@@ -293,19 +300,11 @@ impl PiDesc {
     }
 }
 
-/// Harvests the PIR once and calls `handle` for every pending device vector
-/// (`handle_pending_pir`). Returns whether anything was pending.
-///
-/// Always inlined, as C's `__always_inline` one: [`demux`] calls it up to three times, and out
-/// of line every call of an empty notification paid a call, five register saves and restores
-/// and a return thunk.
+/// Calls `handle` for every device vector set in a harvested PIR.
 #[inline(always)]
-fn handle_pending_pir(pid: &PiDesc, handle: &mut impl FnMut(Vector)) -> bool {
-    let mut pir = [0u64; NR_PIR_WORDS];
-    if !pid.harvest(&mut pir) {
-        return false;
-    }
-    for (w, mut bits) in pir.into_iter().enumerate() {
+fn handle_harvested(pir: &[u64; NR_PIR_WORDS], handle: &mut impl FnMut(Vector)) {
+    for (w, &word) in pir.iter().enumerate() {
+        let mut bits = word;
         while bits != 0 {
             let v = w as u32 * 64 + bits.trailing_zeros();
             bits &= bits - 1;
@@ -317,7 +316,44 @@ fn handle_pending_pir(pid: &PiDesc, handle: &mut impl FnMut(Vector)) -> bool {
             }
         }
     }
+}
+
+/// Harvests the PIR once and calls `handle` for every pending device vector
+/// (`handle_pending_pir`). Returns whether anything was pending.
+///
+/// Always inlined, as C's `__always_inline` one.
+#[inline(always)]
+fn handle_pending_pir(pid: &PiDesc, handle: &mut impl FnMut(Vector)) -> bool {
+    let mut pir = [0u64; NR_PIR_WORDS];
+    if !pid.harvest(&mut pir) {
+        return false;
+    }
+    handle_harvested(&pir, handle);
     true
+}
+
+/// [`demux`] once its first harvest found vectors: handles them, harvests again up to
+/// [`MAX_COALESCING_LOOP`] - 2 times while vectors keep arriving, clears ON, harvests once more.
+///
+/// Out of line, so that the empty notification in [`demux`] needs no stack frame.
+#[inline(never)]
+fn demux_pending(pid: &PiDesc, pir: &[u64; NR_PIR_WORDS], handle: &mut impl FnMut(Vector)) {
+    handle_harvested(pir, handle);
+    for _ in 2..MAX_COALESCING_LOOP {
+        if !handle_pending_pir(pid, handle) {
+            break;
+        }
+    }
+    pid.clear_on();
+    // Clearing ON can race with a post: process the PIR once more so that the new vectors do not
+    // wait for the next notification.
+    handle_pending_pir(pid, handle);
+}
+
+/// [`demux`]'s final harvest after an empty first one: vectors posted while ON was cleared.
+#[inline(never)]
+fn demux_final(pir: &[u64; NR_PIR_WORDS], handle: &mut impl FnMut(Vector)) {
+    handle_harvested(pir, handle);
 }
 
 /// The demux loop of the posted-MSI notification handler: up to
@@ -345,17 +381,23 @@ fn handle_pending_pir(pid: &PiDesc, handle: &mut impl FnMut(Vector)) -> bool {
 /// assert!(pid.pir_is_empty() && !pid.test_on());
 /// # Ok::<(), Error>(())
 /// ```
-#[inline]
+#[inline(always)]
 pub fn demux(pid: &PiDesc, mut handle: impl FnMut(Vector)) {
-    for _ in 1..MAX_COALESCING_LOOP {
-        if !handle_pending_pir(pid, &mut handle) {
-            break;
-        }
+    // The same steps as C's loop, with the empty first harvest (a notification whose vectors a
+    // previous one's final harvest already took) handled inline: read the PIR, clear ON, read
+    // it again. Only harvests that find vectors go out of line, so the empty notification pays
+    // no stack frame or register saves.
+    let mut pir = [0u64; NR_PIR_WORDS];
+    if pid.harvest(&mut pir) {
+        demux_pending(pid, &pir, &mut handle);
+        return;
     }
     pid.clear_on();
     // Clearing ON can race with a post: process the PIR once more so that the new vectors do not
     // wait for the next notification.
-    handle_pending_pir(pid, &mut handle);
+    if pid.harvest(&mut pir) {
+        demux_final(&pir, &mut handle);
+    }
 }
 
 /// Runs the flow handler of the interrupt bound to `vector` on this CPU, as the local APIC
@@ -363,9 +405,11 @@ pub fn demux(pid: &PiDesc, mut handle: impl FnMut(Vector)) {
 ///
 /// Hard IRQ context, from a notification handler between `irq_enter()` and `irq_exit()`.
 /// Exists with the Rust notification handler (`CONFIG_X86_POSTED_MSI_RUST`).
+/// Private: running a device's flow handler outside a notification would be a spurious
+/// interrupt of that device.
 #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
 #[inline]
-pub fn call_irq_handler(vector: Vector, _irqs_off: &crate::interrupt::LocalInterruptDisabled) {
+fn call_irq_handler(vector: Vector, _irqs_off: &crate::interrupt::LocalInterruptDisabled) {
     // SAFETY: `vector` is a device vector; the C function looks the descriptor up in this CPU's
     // `vector_irq[]`, which interrupts being disabled keeps stable, and handles a missing one as
     // a spurious interrupt.
@@ -376,6 +420,9 @@ pub fn call_irq_handler(vector: Vector, _irqs_off: &crate::interrupt::LocalInter
 /// `POSTED_MSI_NOTIFICATION_VECTOR` (NV) to the CPU's APIC ID (NDST).
 ///
 /// Any context. For posting agents that stand in for the IOMMU (tests, samples, benchmarks).
+/// Safe and public on purpose: a notification without posted vectors is one the hardware may
+/// send too (its vectors already taken by a previous notification's final harvest), and the
+/// handler then only reads the PIR, clears ON and EOIs.
 pub fn send_notification(cpu: CpuId) {
     // SAFETY: Sends a fixed-vector IPI to a valid CPU id; the vector's handler is installed at
     // boot (`sysvec_posted_msi_notification`).
@@ -391,8 +438,11 @@ pub fn notification_count(cpu: CpuId) -> u32 {
 
 /// Signals EOI of the notification to the local APIC (`apic_eoi()`, the static call to the
 /// installed APIC driver's EOI, Rust's with `CONFIG_X86_APIC_EOI_RUST`).
+///
+/// Private: an EOI outside the interrupt it completes would end a higher-priority one early.
+#[cfg(CONFIG_X86_POSTED_MSI_RUST)]
 #[inline]
-pub fn apic_eoi() {
+fn apic_eoi() {
     // SAFETY: Only tells the local APIC that the in-service interrupt is complete.
     unsafe { bindings::apic_eoi() }
 }
@@ -433,7 +483,7 @@ pub fn rust_selected() -> bool {
 ///
 /// Hard IRQ context.
 #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
-pub fn notification_active() -> bool {
+pub(crate) fn notification_active() -> bool {
     // SAFETY: Reads a per-CPU flag of this CPU.
     unsafe { bindings::x86_posted_msi_handler_active() }
 }
