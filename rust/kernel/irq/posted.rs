@@ -236,6 +236,14 @@ impl PiDesc {
         self.pir.iter().all(|w| w.load(Relaxed) == 0)
     }
 
+    /// Returns whether any PIR bit is set, with the loads of [`PiDesc::harvest`]: what a harvest
+    /// of an empty PIR does, without the copy.
+    #[inline(always)]
+    fn pir_pending(&self) -> bool {
+        // SeqCst: as in `harvest()`; a plain `mov` on x86.
+        self.pir.iter().fold(0, |acc, w| acc | w.load(SeqCst)) != 0
+    }
+
     /// Moves the PIR into `out` (`pi_harvest_pir`): reads all words, then exchanges only the
     /// non-zero ones with 0, to keep the cache line shared with the IOMMU in one state.
     ///
@@ -332,14 +340,13 @@ fn handle_pending_pir(pid: &PiDesc, handle: &mut impl FnMut(Vector)) -> bool {
     true
 }
 
-/// [`demux`] once its first harvest found vectors: handles them, harvests again up to
-/// [`MAX_COALESCING_LOOP`] - 2 times while vectors keep arriving, clears ON, harvests once more.
+/// C's demux loop, for [`demux`] once a read of the PIR found vectors: up to
+/// [`MAX_COALESCING_LOOP`] - 1 harvests while vectors keep arriving, clear ON, one final harvest.
 ///
 /// Out of line, so that the empty notification in [`demux`] needs no stack frame.
 #[inline(never)]
-fn demux_pending(pid: &PiDesc, pir: &[u64; NR_PIR_WORDS], handle: &mut impl FnMut(Vector)) {
-    handle_harvested(pir, handle);
-    for _ in 2..MAX_COALESCING_LOOP {
+fn demux_pending(pid: &PiDesc, handle: &mut impl FnMut(Vector)) {
+    for _ in 1..MAX_COALESCING_LOOP {
         if !handle_pending_pir(pid, handle) {
             break;
         }
@@ -352,8 +359,8 @@ fn demux_pending(pid: &PiDesc, pir: &[u64; NR_PIR_WORDS], handle: &mut impl FnMu
 
 /// [`demux`]'s final harvest after an empty first one: vectors posted while ON was cleared.
 #[inline(never)]
-fn demux_final(pir: &[u64; NR_PIR_WORDS], handle: &mut impl FnMut(Vector)) {
-    handle_harvested(pir, handle);
+fn demux_final(pid: &PiDesc, handle: &mut impl FnMut(Vector)) {
+    handle_pending_pir(pid, handle);
 }
 
 /// The demux loop of the posted-MSI notification handler: up to
@@ -383,20 +390,20 @@ fn demux_final(pir: &[u64; NR_PIR_WORDS], handle: &mut impl FnMut(Vector)) {
 /// ```
 #[inline(always)]
 pub fn demux(pid: &PiDesc, mut handle: impl FnMut(Vector)) {
-    // The same steps as C's loop, with the empty first harvest (a notification whose vectors a
-    // previous one's final harvest already took) handled inline: read the PIR, clear ON, read
-    // it again. Only harvests that find vectors go out of line, so the empty notification pays
-    // no stack frame or register saves.
-    let mut pir = [0u64; NR_PIR_WORDS];
-    if pid.harvest(&mut pir) {
-        demux_pending(pid, &pir, &mut handle);
+    // The same steps as C's loop. A harvest that finds the PIR empty only reads it, so the
+    // empty notification (its vectors already taken by a previous one's final harvest) is
+    // handled inline: read the PIR, clear ON, read it again. Anything found goes to the loop out
+    // of line, which harvests from the start: the empty notification needs no stack frame,
+    // register saves or PIR copy.
+    if pid.pir_pending() {
+        demux_pending(pid, &mut handle);
         return;
     }
     pid.clear_on();
     // Clearing ON can race with a post: process the PIR once more so that the new vectors do not
     // wait for the next notification.
-    if pid.harvest(&mut pir) {
-        demux_final(&pir, &mut handle);
+    if pid.pir_pending() {
+        demux_final(pid, &mut handle);
     }
 }
 
