@@ -167,7 +167,7 @@ impl PiDesc {
     ///
     /// Crate-private: the descriptor is live hardware state shared with the IOMMU, and a
     /// [`PiDesc::harvest`] outside the notification handler would lose device interrupts. Only
-    /// the notification path and the posting agent reach it.
+    /// the notification path reaches it.
     #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
     #[inline]
     pub(crate) fn this_cpu() -> &'static Self {
@@ -177,7 +177,7 @@ impl PiDesc {
         unsafe { &*bindings::posted_msi_pi_desc_this_cpu().cast::<Self>() }
     }
 
-    /// Returns the posted-MSI descriptor of `cpu`. Crate-private, as [`PiDesc::this_cpu`]: for
+    /// Returns the posted-MSI descriptor of `cpu`. Crate-private, as `PiDesc::this_cpu()`: for
     /// the posting agent, which only posts.
     #[cfg(CONFIG_X86_POSTED_MSI_AGENT)]
     pub(crate) fn of_cpu(cpu: CpuId) -> &'static Self {
@@ -390,11 +390,13 @@ fn demux_final(pid: &PiDesc, handle: &mut impl FnMut(Vector)) {
 /// ```
 #[inline(always)]
 pub fn demux(pid: &PiDesc, mut handle: impl FnMut(Vector)) {
-    // The same steps as C's loop. A harvest that finds the PIR empty only reads it, so the
-    // empty notification (its vectors already taken by a previous one's final harvest) is
-    // handled inline: read the PIR, clear ON, read it again. Anything found goes to the loop out
-    // of line, which harvests from the start: the empty notification needs no stack frame,
-    // register saves or PIR copy.
+    // C's loop, with one read of the PIR more where it finds vectors. A harvest that finds the
+    // PIR empty only reads it, so the empty notification (its vectors already taken by a
+    // previous one's final harvest) is handled inline: read the PIR, clear ON, read it again.
+    // Anything found goes to the loop out of line, which harvests from the start: the empty
+    // notification needs no stack frame, register saves or PIR copy. The extra read cannot
+    // change what is harvested: only this CPU's notification handler clears PIR bits (posters
+    // only set them), and it does not nest.
     if pid.pir_pending() {
         demux_pending(pid, &mut handle);
         return;
@@ -598,6 +600,53 @@ mod tests {
         }
         assert!(pid.pir_is_empty());
         assert!(!pid.test_on());
+        Ok(())
+    }
+
+    #[test]
+    fn empty_notification_clears_on_and_handles_nothing() -> Result {
+        let pid = PiDesc::new();
+        assert!(pid.post(Vector::new(0x40)?));
+        // A previous notification's final harvest took the vector; ON is still set.
+        let mut pir = [0u64; NR_PIR_WORDS];
+        assert!(pid.harvest(&mut pir));
+        let mut calls = 0;
+        demux(&pid, |_| calls += 1);
+        assert_eq!(calls, 0);
+        assert!(!pid.test_on() && pid.pir_is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn final_harvest_takes_what_arrived_after_clear_on() -> Result {
+        let pid = PiDesc::new();
+        pid.set_pir(Vector::new(0x41)?);
+        let mut seen = [0u32; 256];
+        demux_final(&pid, &mut |v: Vector| seen[v.as_u32() as usize] += 1);
+        assert_eq!(seen[0x41], 1);
+        assert_eq!(seen.iter().sum::<u32>(), 1);
+        assert!(pid.pir_is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn at_most_two_harvests_before_on_is_cleared() -> Result {
+        // A vector that re-posts itself on every run: as in C, it runs twice with ON set, once
+        // after ON was cleared, and that run's post finds ON clear and notifies.
+        let pid = PiDesc::new();
+        let v = Vector::new(0x50)?;
+        assert!(pid.post(v));
+        let (mut with_on, mut without_on, mut notified) = (0u32, 0u32, 0u32);
+        demux(&pid, |v| {
+            if pid.test_on() {
+                with_on += 1;
+            } else {
+                without_on += 1;
+            }
+            notified += u32::from(pid.post(v));
+        });
+        assert_eq!((with_on, without_on, notified), (2, 1, 1));
+        assert!(pid.test_pir(v) && pid.test_on());
         Ok(())
     }
 
