@@ -233,7 +233,7 @@ impl PiDesc {
     /// Returns whether no PIR bit is set.
     #[inline]
     pub fn pir_is_empty(&self) -> bool {
-        self.pir.iter().all(|w| w.load(Relaxed) == 0)
+        !self.pir_pending()
     }
 
     /// Returns whether any PIR bit is set, with the loads of [`PiDesc::harvest`]: what a harvest
