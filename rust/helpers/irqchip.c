@@ -106,3 +106,36 @@ __rust_helper void rust_helper_msi_msg_set(struct msi_msg *msg, u32 address_lo, 
 	msg->address_hi = address_hi;
 	msg->data = data;
 }
+
+__rust_helper unsigned long rust_helper_irq_desc_lock_irqsave(struct irq_desc *desc)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&desc->lock, flags);
+	return flags;
+}
+
+__rust_helper void rust_helper_irq_desc_unlock_irqrestore(struct irq_desc *desc,
+							 unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(&desc->lock, flags);
+}
+
+/*
+ * Whether the installed flow of @d's interrupt is one that calls the chip's ack/mask/unmask/eoi
+ * with desc->lock held: chained handlers and the per-CPU flows call them without it.
+ */
+__rust_helper bool rust_helper_irq_data_flow_holds_desc_lock(struct irq_data *d)
+{
+	irq_flow_handler_t flow = irq_data_to_desc(d)->handle_irq;
+
+	return flow == handle_edge_irq || flow == handle_level_irq ||
+	       flow == handle_fasteoi_irq
+#ifdef CONFIG_IRQ_FASTEOI_HIERARCHY_HANDLERS
+	       || flow == handle_fasteoi_ack_irq || flow == handle_fasteoi_mask_irq
+#endif
+#ifdef CONFIG_IRQ_EDGE_EOI_HANDLER
+	       || flow == handle_edge_eoi_irq
+#endif
+	       ;
+}

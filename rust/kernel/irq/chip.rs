@@ -18,86 +18,81 @@ use crate::{
         from_result,
         VTABLE_DEFAULT_ERROR, //
     },
+    impl_flags,
     irq::data::{
         IrqData,
+        LockedIrqData,
         TriggerType, //
     },
     prelude::*, //
 };
 
-/// Flags of an interrupt chip (`IRQCHIP_*`).
-///
-/// [`ChipVtable`] always adds [`ChipFlags::IMMUTABLE`]: Rust chips are constant tables that
-/// genirq never modifies.
-///
-/// # Examples
-///
-/// ```
-/// use kernel::irq::ChipFlags;
-///
-/// const FLAGS: ChipFlags = ChipFlags::SET_TYPE_MASKED.union(ChipFlags::SKIP_SET_WAKE);
-/// assert!(FLAGS.contains(ChipFlags::SKIP_SET_WAKE));
-/// assert!(!FLAGS.contains(ChipFlags::IMMUTABLE));
-/// assert_eq!(FLAGS, ChipFlags::SET_TYPE_MASKED | ChipFlags::SKIP_SET_WAKE);
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct ChipFlags(c_ulong);
+impl_flags!(
+    /// Flags of an interrupt chip (`IRQCHIP_*`), a set of [`ChipFlag`]s.
+    ///
+    /// [`ChipVtable`] always adds [`ChipFlag::Immutable`]: Rust chips are constant tables that
+    /// genirq never modifies.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use kernel::irq::{ChipFlag, ChipFlags};
+    ///
+    /// const FLAGS: ChipFlags = ChipFlags::of(ChipFlag::SetTypeMasked).with(ChipFlag::SkipSetWake);
+    /// assert!(FLAGS.contains(ChipFlag::SkipSetWake));
+    /// assert!(!FLAGS.contains(ChipFlag::Immutable));
+    /// assert_eq!(FLAGS, ChipFlag::SetTypeMasked | ChipFlag::SkipSetWake);
+    /// ```
+    #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+    pub struct ChipFlags(u32);
+
+    /// One flag of an interrupt chip (`IRQCHIP_*`).
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    pub enum ChipFlag {
+        /// Mask the interrupt before calling `set_type` (`IRQCHIP_SET_TYPE_MASKED`).
+        SetTypeMasked = bindings::IRQCHIP_SET_TYPE_MASKED,
+        /// Only issue `eoi` when the interrupt was handled (`IRQCHIP_EOI_IF_HANDLED`).
+        EoiIfHandled = bindings::IRQCHIP_EOI_IF_HANDLED,
+        /// Mask non-wake interrupts in the suspend path (`IRQCHIP_MASK_ON_SUSPEND`).
+        MaskOnSuspend = bindings::IRQCHIP_MASK_ON_SUSPEND,
+        /// Call the CPU online/offline callbacks even for disabled interrupts
+        /// (`IRQCHIP_ONOFFLINE_ENABLED`).
+        OnofflineEnabled = bindings::IRQCHIP_ONOFFLINE_ENABLED,
+        /// The chip does not need `set_wake` (`IRQCHIP_SKIP_SET_WAKE`).
+        SkipSetWake = bindings::IRQCHIP_SKIP_SET_WAKE,
+        /// One-shot does not require masking with this chip (`IRQCHIP_ONESHOT_SAFE`).
+        OneshotSafe = bindings::IRQCHIP_ONESHOT_SAFE,
+        /// The chip requires `eoi` on unmask in threaded mode (`IRQCHIP_EOI_THREADED`).
+        EoiThreaded = bindings::IRQCHIP_EOI_THREADED,
+        /// The chip can deliver NMIs (`IRQCHIP_SUPPORTS_NMI`).
+        SupportsNmi = bindings::IRQCHIP_SUPPORTS_NMI,
+        /// Invoke `enable` on wake-up interrupts in the suspend path
+        /// (`IRQCHIP_ENABLE_WAKEUP_ON_SUSPEND`).
+        EnableWakeupOnSuspend = bindings::IRQCHIP_ENABLE_WAKEUP_ON_SUSPEND,
+        /// Set the affinity before the interrupt is started up (`IRQCHIP_AFFINITY_PRE_STARTUP`).
+        AffinityPreStartup = bindings::IRQCHIP_AFFINITY_PRE_STARTUP,
+        /// The chip is immutable (`IRQCHIP_IMMUTABLE`).
+        Immutable = bindings::IRQCHIP_IMMUTABLE,
+        /// Affinity changes are deferred to the next interrupt, applied by the chip's `ack`
+        /// (`IRQCHIP_MOVE_DEFERRED`).
+        MoveDeferred = bindings::IRQCHIP_MOVE_DEFERRED,
+    }
+);
 
 impl ChipFlags {
-    /// No flags.
-    pub const NONE: Self = Self(0);
-    /// Mask the interrupt before calling `set_type`.
-    pub const SET_TYPE_MASKED: Self = Self::new(bindings::IRQCHIP_SET_TYPE_MASKED);
-    /// Only issue `eoi` when the interrupt was handled.
-    pub const EOI_IF_HANDLED: Self = Self::new(bindings::IRQCHIP_EOI_IF_HANDLED);
-    /// Mask non-wake interrupts in the suspend path.
-    pub const MASK_ON_SUSPEND: Self = Self::new(bindings::IRQCHIP_MASK_ON_SUSPEND);
-    /// Call the CPU online/offline callbacks even for disabled interrupts.
-    pub const ONOFFLINE_ENABLED: Self = Self::new(bindings::IRQCHIP_ONOFFLINE_ENABLED);
-    /// The chip does not need `set_wake`.
-    pub const SKIP_SET_WAKE: Self = Self::new(bindings::IRQCHIP_SKIP_SET_WAKE);
-    /// One-shot does not require masking with this chip.
-    pub const ONESHOT_SAFE: Self = Self::new(bindings::IRQCHIP_ONESHOT_SAFE);
-    /// The chip requires `eoi` on unmask in threaded mode.
-    pub const EOI_THREADED: Self = Self::new(bindings::IRQCHIP_EOI_THREADED);
-    /// The chip can deliver NMIs.
-    pub const SUPPORTS_NMI: Self = Self::new(bindings::IRQCHIP_SUPPORTS_NMI);
-    /// Invoke `enable` on wake-up interrupts in the suspend path.
-    pub const ENABLE_WAKEUP_ON_SUSPEND: Self =
-        Self::new(bindings::IRQCHIP_ENABLE_WAKEUP_ON_SUSPEND);
-    /// Set the affinity before the interrupt is started up.
-    pub const AFFINITY_PRE_STARTUP: Self = Self::new(bindings::IRQCHIP_AFFINITY_PRE_STARTUP);
-    /// The chip is immutable.
-    pub const IMMUTABLE: Self = Self::new(bindings::IRQCHIP_IMMUTABLE);
-    /// Affinity changes are deferred to the next interrupt.
-    pub const MOVE_DEFERRED: Self = Self::new(bindings::IRQCHIP_MOVE_DEFERRED);
-
-    const fn new(value: u32) -> Self {
-        // `IRQCHIP_*` are bits 0..=12 of an `unsigned long`.
-        Self(value as c_ulong)
+    /// The set of the single flag `flag`, usable in constant expressions.
+    pub const fn of(flag: ChipFlag) -> Self {
+        Self(flag as u32)
     }
 
-    /// Returns the union of `self` and `other`, usable in constant expressions.
-    pub const fn union(self, other: Self) -> Self {
-        Self(self.0 | other.0)
+    /// Returns `self` with `flag` added, usable in constant expressions.
+    pub const fn with(self, flag: ChipFlag) -> Self {
+        Self(self.0 | flag as u32)
     }
 
-    /// Returns whether all flags of `other` are set in `self`.
-    pub const fn contains(self, other: Self) -> bool {
-        self.0 & other.0 == other.0
-    }
-
-    /// Returns the raw `IRQCHIP_*` value.
+    /// Returns the raw `IRQCHIP_*` value of `struct irq_chip`'s `flags`.
     pub const fn as_raw(self) -> c_ulong {
-        self.0
-    }
-}
-
-impl core::ops::BitOr for ChipFlags {
-    type Output = Self;
-
-    fn bitor(self, rhs: Self) -> Self {
-        self.union(rhs)
+        self.0 as c_ulong
     }
 }
 
@@ -177,21 +172,6 @@ impl VcpuInfo {
     }
 }
 
-/// The owner "module" of interrupt-controller code linked into the kernel image.
-///
-/// `struct irq_chip` has no owner, but `#[vtable]` gives every implementation an `OwnerModule`,
-/// `crate::LocalModule` by default, which only `module!` defines. A built-in crate without
-/// `module!` names this type instead: `use kernel::irq::BuiltIn as LocalModule;`.
-pub struct BuiltIn;
-
-impl crate::ModuleMetadata for BuiltIn {
-    const NAME: &'static CStr = c"vmlinux";
-    // SAFETY: A null module pointer stands for the kernel image; `try_module_get()` and
-    // `module_put()` accept it.
-    const THIS_MODULE: crate::ThisModule =
-        unsafe { crate::ThisModule::from_ptr(core::ptr::null_mut()) };
-}
-
 /// The hardware operations of an interrupt controller (`struct irq_chip`).
 ///
 /// Implement it on a marker type; [`ChipVtable`] builds the constant `struct irq_chip`. Each
@@ -203,9 +183,13 @@ impl crate::ModuleMetadata for BuiltIn {
 ///
 /// The callbacks run with interrupts disabled, in hard IRQ context or in the thread that changes
 /// the line's state, mostly with the descriptor's raw spinlock (`desc->lock`) held; the
-/// exceptions are `ipi_send_*`, `compose_msi_msg` when MSI descriptors are set up, and the
+/// exceptions are `ipi_send_*`, `compose_msi_msg` when MSI descriptors are set up, the
 /// `mask`/`ack`/`unmask`/`eoi` calls of `chained_irq_enter()`/`chained_irq_exit()` on a parent
-/// interrupt. They must not sleep or allocate with `GFP_KERNEL`.
+/// interrupt and of the per-CPU flows. They must not sleep or allocate with `GFP_KERNEL`.
+///
+/// The lock is in the types: `set_type` and `set_affinity`, which genirq always calls with it
+/// held, receive a [`LockedIrqData`], whose methods are the operations C allows only under the
+/// lock; `ack` receives one when its caller is a flow handler that holds the lock.
 ///
 /// C header: [`include/linux/irq.h`](srctree/include/linux/irq.h) (`struct irq_chip`).
 ///
@@ -216,7 +200,7 @@ impl crate::ModuleMetadata for BuiltIn {
 ///
 /// ```
 /// use kernel::cpumask::Cpumask;
-/// use kernel::irq::{Chip, ChipState, IrqData, SetAffinity, TriggerType};
+/// use kernel::irq::{Chip, ChipState, IrqData, LockedIrqData, SetAffinity, TriggerType};
 /// use kernel::sync::atomic::{Atomic, Relaxed};
 ///
 /// struct Lines {
@@ -235,7 +219,7 @@ impl crate::ModuleMetadata for BuiltIn {
 ///         l.pending[d.hwirq()].store(0, Relaxed);
 ///     }
 ///
-///     fn set_type(l: &Lines, d: &IrqData, ty: TriggerType) -> Result {
+///     fn set_type(l: &Lines, d: &LockedIrqData, ty: TriggerType) -> Result {
 ///         // `ty` is already a valid trigger type; this controller has no falling edges.
 ///         if ty == TriggerType::EdgeFalling || ty == TriggerType::LevelLow {
 ///             return Err(EINVAL);
@@ -246,14 +230,15 @@ impl crate::ModuleMetadata for BuiltIn {
 ///
 ///     fn set_affinity(
 ///         _l: &Lines,
-///         _d: &IrqData,
+///         d: &LockedIrqData,
 ///         mask: &Cpumask,
 ///         _force: bool,
 ///     ) -> Result<SetAffinity> {
-///         // One target CPU per line.
-///         if mask.weight() == 0 {
+///         if mask.empty() {
 ///             return Err(EINVAL);
 ///         }
+///         // The hardware delivers to any CPU of the mask; only the lock holder may say so.
+///         d.update_effective_affinity(mask);
 ///         Ok(SetAffinity::Ok)
 ///     }
 ///
@@ -269,13 +254,16 @@ impl crate::ModuleMetadata for BuiltIn {
 #[vtable]
 pub trait Chip {
     /// The chip data (`irq_data->chip_data`).
-    type Data: Sync;
+    ///
+    /// `'static`: a leaked (`mem::forget`) [`Domain`](super::Domain) keeps the chip installed
+    /// with its data forever.
+    type Data: Sync + 'static;
 
     /// The name shown in `/proc/interrupts` and debugfs.
     const NAME: &'static CStr;
 
-    /// `IRQCHIP_*` flags; [`ChipFlags::IMMUTABLE`] is always added.
-    const FLAGS: ChipFlags = ChipFlags::NONE;
+    /// `IRQCHIP_*` flags; [`ChipFlag::Immutable`] is always added.
+    const FLAGS: ChipFlags = ChipFlags::empty();
 
     /// Starts up the interrupt (`irq_startup`); defaults to `enable` in the core.
     ///
@@ -300,7 +288,11 @@ pub trait Chip {
     }
 
     /// Acknowledges the start of a new interrupt (`irq_ack`).
-    fn ack(_data: &Self::Data, _irqd: &IrqData) {
+    ///
+    /// `locked` is the interrupt's [`LockedIrqData`] when the caller is a flow handler holding
+    /// the descriptor lock (e.g. `handle_edge_irq()`), and `None` for `chained_irq_enter()` and
+    /// the per-CPU flows.
+    fn ack(_data: &Self::Data, _irqd: &IrqData, _locked: Option<&LockedIrqData>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -325,9 +317,11 @@ pub trait Chip {
     }
 
     /// Sets the CPU affinity (`irq_set_affinity`); `force` skips the online-CPU check.
+    ///
+    /// Descriptor lock held.
     fn set_affinity(
         _data: &Self::Data,
-        _irqd: &IrqData,
+        _irqd: &LockedIrqData,
         _mask: &Cpumask,
         _force: bool,
     ) -> Result<SetAffinity> {
@@ -341,8 +335,9 @@ pub trait Chip {
 
     /// Sets the trigger type (`irq_set_type`).
     ///
-    /// A raw type that is not a [`TriggerType`] is refused with `EINVAL` before this is called.
-    fn set_type(_data: &Self::Data, _irqd: &IrqData, _ty: TriggerType) -> Result {
+    /// Descriptor lock held. A raw type that is not a [`TriggerType`] is refused with `EINVAL`
+    /// before this is called.
+    fn set_type(_data: &Self::Data, _irqd: &LockedIrqData, _ty: TriggerType) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -476,7 +471,8 @@ impl<T: Chip> ChipVtable<T> {
         let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
             return;
         };
-        T::ack(data, d)
+        // SAFETY: genirq called this chip callback for `d`, on the CPU that runs its flow.
+        T::ack(data, d, unsafe { LockedIrqData::in_locked_flow(d) })
     }
 
     /// # Safety
@@ -542,6 +538,9 @@ impl<T: Chip> ChipVtable<T> {
         };
         // SAFETY: genirq passes a valid cpumask for the duration of the call.
         let mask = unsafe { Cpumask::from_raw(mask) };
+        // SAFETY: genirq calls `irq_set_affinity` with the descriptor lock held
+        // (`irq_do_set_affinity()` and the hierarchy's `irq_chip_set_affinity_parent()`).
+        let d = unsafe { LockedIrqData::from_raw(d.as_raw()) };
         from_result(|| Ok(T::set_affinity(data, d, mask, force)? as c_int))
     }
 
@@ -566,6 +565,9 @@ impl<T: Chip> ChipVtable<T> {
         let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
             return EINVAL.to_errno();
         };
+        // SAFETY: genirq calls `irq_set_type` with the descriptor lock held
+        // (`__irq_set_trigger()` and the hierarchy's `irq_chip_set_type_parent()`).
+        let d = unsafe { LockedIrqData::from_raw(d.as_raw()) };
         from_result(|| {
             T::set_type(data, d, TriggerType::try_from(ty)?)?;
             Ok(bindings::IRQ_SET_MASK_OK as c_int)
@@ -778,7 +780,7 @@ impl<T: Chip> ChipVtable<T> {
         } else {
             None
         },
-        flags: T::FLAGS.union(ChipFlags::IMMUTABLE).as_raw(),
+        flags: T::FLAGS.with(ChipFlag::Immutable).as_raw(),
         ..pin_init::zeroed()
     };
 

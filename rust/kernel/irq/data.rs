@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Per-interrupt data of the provider side: `struct irq_data`, `struct irq_desc`, flow handlers
-//! and chained handlers.
+//! Per-chip data of one interrupt at one hierarchy level (`struct irq_data`), with and without
+//! its descriptor lock held, and trigger types.
 //!
-//! C headers: [`include/linux/irq.h`](srctree/include/linux/irq.h),
-//! [`include/linux/irqdesc.h`](srctree/include/linux/irqdesc.h),
-//! [`include/linux/irqchip/chained_irq.h`](srctree/include/linux/irqchip/chained_irq.h)
+//! C header: [`include/linux/irq.h`](srctree/include/linux/irq.h)
+
+use core::ops::Deref;
 
 use crate::{
     cpumask::Cpumask,
-    interrupt::LocalInterruptDisabled,
+    irq::flow::FlowHandler,
     prelude::*,
     types::Opaque, //
 };
@@ -159,42 +159,6 @@ impl IrqData {
         unsafe { Cpumask::from_raw(bindings::irq_data_get_affinity_mask(self.as_raw())) }
     }
 
-    /// Sets the effective affinity (`irq_data_update_effective_affinity`).
-    ///
-    /// # Safety
-    ///
-    /// The caller holds the interrupt's descriptor lock, as in
-    /// [`Chip::set_affinity`](super::Chip::set_affinity).
-    pub unsafe fn update_effective_affinity(&self, mask: &Cpumask) {
-        // SAFETY: `self.0` is valid (type invariant); `mask` is a valid cpumask; the caller holds
-        // `desc->lock`.
-        unsafe { bindings::irq_data_update_effective_affinity(self.as_raw(), mask.as_raw()) }
-    }
-
-    /// Applies a pending affinity change of the interrupt (`irq_move_irq`).
-    ///
-    /// # Safety
-    ///
-    /// The caller holds the interrupt's descriptor lock, as an `ack` called by a flow handler
-    /// does.
-    pub unsafe fn move_irq(&self) {
-        // SAFETY: `self.0` is valid (type invariant); the caller holds `desc->lock`.
-        unsafe { bindings::irq_move_irq(self.as_raw()) }
-    }
-
-    /// Changes the flow handler (`irq_set_handler_locked`).
-    ///
-    /// # Safety
-    ///
-    /// The caller holds the interrupt's descriptor lock, as in
-    /// [`Chip::set_type`](super::Chip::set_type), and `flow` is not [`FlowHandler::PercpuDevid`]
-    /// unless the interrupt is already per-CPU.
-    pub unsafe fn set_handler_locked(&self, flow: FlowHandler) {
-        // SAFETY: `self.0` is valid (type invariant); the caller holds `desc->lock`, as
-        // `irq_set_handler_locked` requires; the handler is a genirq flow handler.
-        unsafe { bindings::irq_set_handler_locked(self.as_raw(), flow.as_raw()) }
-    }
-
     /// Masks the parent level of a hierarchy (`irq_chip_mask_parent`).
     ///
     /// Returns `ENODEV` if there is no parent or the parent chip cannot mask.
@@ -241,181 +205,93 @@ impl IrqData {
     }
 }
 
-/// The interrupt descriptor of one Linux interrupt (`struct irq_desc`).
+/// The [`IrqData`] of an interrupt whose descriptor lock (`desc->lock`) the current context
+/// holds: what genirq passes to the chip callbacks it calls with the lock held, and what a
+/// [`DescLockGuard`](super::DescLockGuard) hands out. The operations C allows only under the
+/// lock are methods of this type.
+///
+/// It dereferences to [`IrqData`]. References to it are neither `Send` nor `Sync`: the lock
+/// belongs to this context.
 ///
 /// # Invariants
 ///
-/// `self.0` is a valid, allocated `irq_desc` for the lifetime of every reference to it.
+/// The `irq_data` is valid and the descriptor lock of its interrupt is held by the current
+/// context for the lifetime of every reference to it.
 #[repr(transparent)]
-pub struct IrqDesc(Opaque<bindings::irq_desc>);
+pub struct LockedIrqData(IrqData);
 
-impl IrqDesc {
-    /// Creates a reference to an [`IrqDesc`] from a raw pointer.
+impl LockedIrqData {
+    /// Creates a reference to a [`LockedIrqData`] from a raw pointer.
     ///
     /// # Safety
     ///
-    /// `ptr` must point to a valid `irq_desc` that stays allocated for `'a`.
-    pub unsafe fn from_raw<'a>(ptr: *mut bindings::irq_desc) -> &'a Self {
-        // SAFETY: `IrqDesc` is a transparent wrapper of `irq_desc`; validity is guaranteed by the
-        // caller.
-        // INVARIANT: The caller guarantees `ptr` stays valid for `'a`.
+    /// `ptr` must point to a valid `irq_data` whose descriptor lock the current context holds
+    /// for `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::irq_data) -> &'a Self {
+        // SAFETY: `LockedIrqData` is a transparent wrapper of `IrqData`, itself of `irq_data`.
+        // INVARIANT: The caller guarantees validity and the lock for `'a`.
         unsafe { &*ptr.cast() }
     }
 
-    /// Returns the raw `irq_desc` pointer.
-    pub fn as_raw(&self) -> *mut bindings::irq_desc {
-        self.0.get()
-    }
-
-    /// Returns the top-level [`IrqData`] of the descriptor (`irq_desc_get_irq_data`).
-    pub fn irq_data(&self) -> &IrqData {
-        // SAFETY: `self.0` is valid (type invariant); the embedded `irq_data` lives as long as
-        // the descriptor.
-        unsafe { IrqData::from_raw(bindings::irq_desc_get_irq_data(self.as_raw())) }
-    }
-
-    /// Returns the Linux interrupt number (virq).
-    pub fn irq(&self) -> u32 {
-        self.irq_data().irq()
-    }
-}
-
-/// A flow handler of genirq, chosen when a chip is installed on an interrupt.
-///
-/// C source: [`kernel/irq/chip.c`](srctree/kernel/irq/chip.c).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum FlowHandler {
-    /// `handle_fasteoi_irq`: transparent controllers; only `eoi` after the handler (masks for
-    /// ONESHOT lines). The chip must implement `eoi`.
-    FastEoi,
-    /// `handle_edge_irq`: `ack` first, re-runs the handler for edges that arrived meanwhile. The
-    /// chip must implement `ack`.
-    Edge,
-    /// `handle_level_irq`: `mask`+`ack` first, `unmask` after the handler.
-    Level,
-    /// `handle_simple_irq`: no chip calls at all.
-    Simple,
-    /// `handle_percpu_devid_irq`: per-CPU interrupts with a per-CPU device id (PPIs, SGIs);
-    /// installing it also marks the interrupt per-CPU (`irq_set_percpu_devid`).
-    PercpuDevid,
-    /// `handle_bad_irq`: spurious interrupt accounting; for lines that must not fire.
-    Bad,
-}
-
-impl FlowHandler {
-    /// Checks that chip `C` has the callbacks this flow calls unconditionally (`ack` for the edge
-    /// flow, `eoi` for the fasteoi flow); `EINVAL` otherwise.
-    pub fn check<C: super::Chip>(self) -> Result {
-        match self {
-            Self::Edge if !C::HAS_ACK => Err(EINVAL),
-            Self::FastEoi if !C::HAS_EOI => Err(EINVAL),
-            _ => Ok(()),
+    /// Returns the [`LockedIrqData`] of `irqd` if the chip callback receiving it runs in a flow
+    /// handler that holds the descriptor lock.
+    ///
+    /// genirq calls `irq_ack`, `irq_mask`, `irq_unmask` and `irq_eoi` with `desc->lock` held
+    /// from the flows of [`FlowHandler`] that take it (`handle_edge_irq()`, `handle_level_irq()`,
+    /// `handle_fasteoi_irq()` and their hierarchy variants), but without it from
+    /// `chained_irq_enter()`/`chained_irq_exit()` and the per-CPU flows: the installed flow tells
+    /// which (a chained handler replaces the flow of its interrupt).
+    ///
+    /// # Safety
+    ///
+    /// Only called in a chip callback that genirq invoked for `irqd`, on the CPU that runs the
+    /// interrupt's flow handler, for the duration of the callback.
+    pub(crate) unsafe fn in_locked_flow(irqd: &IrqData) -> Option<&Self> {
+        // SAFETY: `irqd` is valid (type invariant of `IrqData`).
+        if unsafe { bindings::irq_data_flow_holds_desc_lock(irqd.as_raw()) } {
+            // SAFETY: The callback was called by a flow that holds the descriptor lock (checked
+            // above; the function's safety requirements rule out other callers).
+            Some(unsafe { Self::from_raw(irqd.as_raw()) })
+        } else {
+            None
         }
     }
 
-    /// Returns the C flow handler.
-    pub fn as_raw(self) -> bindings::irq_flow_handler_t {
-        Some(match self {
-            Self::FastEoi => bindings::handle_fasteoi_irq,
-            Self::Edge => bindings::handle_edge_irq,
-            Self::Level => bindings::handle_level_irq,
-            Self::Simple => bindings::handle_simple_irq,
-            Self::PercpuDevid => bindings::handle_percpu_devid_irq,
-            Self::Bad => bindings::handle_bad_irq,
-        })
+    /// Sets the effective affinity (`irq_data_update_effective_affinity`), as a chip's
+    /// `set_affinity` does once the hardware targets `mask`.
+    pub fn update_effective_affinity(&self, mask: &Cpumask) {
+        // SAFETY: `self.0` is valid and `desc->lock` is held (type invariant); `mask` is a valid
+        // cpumask.
+        unsafe { bindings::irq_data_update_effective_affinity(self.as_raw(), mask.as_raw()) }
     }
-}
 
-/// Proof that `chained_irq_enter()` ran for a chained (demultiplexing) flow handler.
-///
-/// Created at the top of a [`ChainedHandler::handle`]; dropping it calls `chained_irq_exit()`,
-/// which EOIs (or unmasks) the parent interrupt.
-///
-/// # Invariants
-///
-/// `chained_irq_enter()` was called for `desc` and its chip, and `chained_irq_exit()` has not.
-pub struct ChainedIrqGuard<'a> {
-    desc: &'a IrqDesc,
-    chip: *mut bindings::irq_chip,
-}
+    /// Applies a pending affinity change of the interrupt (`irq_move_irq`), as the `ack` of an
+    /// `IRQCHIP_MOVE_DEFERRED` chip does.
+    pub fn move_irq(&self) {
+        // SAFETY: `self.0` is valid and `desc->lock` is held (type invariant).
+        unsafe { bindings::irq_move_irq(self.as_raw()) }
+    }
 
-impl<'a> ChainedIrqGuard<'a> {
-    /// Calls `chained_irq_enter()` for `desc` (masks and acks the parent unless it is a
-    /// fasteoi chip).
+    /// Changes the flow handler (`irq_set_handler_locked`), as a chip's `set_type` does when the
+    /// new trigger type needs another flow.
     ///
-    /// Hard IRQ context, from a chained flow handler.
-    pub fn new(desc: &'a IrqDesc) -> Self {
-        // SAFETY: `desc` is valid (type invariant of `IrqDesc`).
-        let chip = unsafe { bindings::irq_desc_get_chip(desc.as_raw()) };
-        // SAFETY: `chip` is the descriptor's own chip, `desc` is valid.
-        unsafe { bindings::chained_irq_enter(chip, desc.as_raw()) };
-        // INVARIANT: `chained_irq_enter()` was just called.
-        Self { desc, chip }
-    }
-
-    /// Returns the descriptor of the parent interrupt.
-    pub fn desc(&self) -> &IrqDesc {
-        self.desc
+    /// Returns `EINVAL` for [`FlowHandler::PercpuDevid`], which needs the per-CPU setup of
+    /// `irq_set_percpu_devid()` when the interrupt is allocated.
+    pub fn set_handler(&self, flow: FlowHandler) -> Result {
+        if flow == FlowHandler::PercpuDevid {
+            return Err(EINVAL);
+        }
+        // SAFETY: `self.0` is valid and `desc->lock` is held (type invariant), as
+        // `irq_set_handler_locked()` requires; the handler is a genirq flow handler.
+        unsafe { bindings::irq_set_handler_locked(self.as_raw(), flow.as_raw()) };
+        Ok(())
     }
 }
 
-impl Drop for ChainedIrqGuard<'_> {
-    fn drop(&mut self) {
-        // SAFETY: `chained_irq_enter()` was called with the same arguments (type invariant).
-        unsafe { bindings::chained_irq_exit(self.chip, self.desc.as_raw()) };
-    }
-}
+impl Deref for LockedIrqData {
+    type Target = IrqData;
 
-/// A chained (demultiplexing) flow handler, installed on a parent interrupt with
-/// [`Mapping::set_chained_handler`](super::Mapping::set_chained_handler).
-///
-/// # Examples
-///
-/// A handler that demultiplexes a parent line into the pending lines of a child domain, and its
-/// installation:
-///
-/// ```
-/// use kernel::interrupt::LocalInterruptDisabled;
-/// use kernel::irq::{ChainedHandler, ChainedIrqGuard, Domain, DomainOps, IrqDesc, Mapping};
-/// use kernel::sync::Arc;
-///
-/// struct Demux<T: DomainOps + 'static> {
-///     child: Arc<Domain<'static, T>>,
-///     pending: fn(&T) -> u32,
-/// }
-///
-/// impl<T: DomainOps + 'static> ChainedHandler for Demux<T> {
-///     fn handle(&self, desc: &IrqDesc, irqs_off: &LocalInterruptDisabled) {
-///         // Masks/acks (or, for a fasteoi parent, nothing) now; EOIs or unmasks on drop.
-///         let _guard = ChainedIrqGuard::new(desc);
-///         let mut pending = (self.pending)(self.child.data());
-///         while pending != 0 {
-///             let hwirq = pending.trailing_zeros() as usize;
-///             pending &= pending - 1;
-///             // A line without mapping is `EINVAL`; nothing to do for it here.
-///             let _ = self.child.handle_irq(hwirq, irqs_off);
-///         }
-///     }
-/// }
-///
-/// fn install<T: DomainOps + 'static>(
-///     parent_line: &mut Mapping<'_>,
-///     child: Arc<Domain<'static, T>>,
-///     pending: fn(&T) -> u32,
-/// ) -> Result {
-///     let demux = KBox::new(Demux { child, pending }, GFP_KERNEL)?;
-///     let chained = parent_line.set_chained_handler(demux)?;
-///     // ... the parent line now demultiplexes; dropping `chained` uninstalls the handler and
-///     // frees it after an RCU grace period.
-///     drop(chained);
-///     Ok(())
-/// }
-/// ```
-pub trait ChainedHandler: Sync {
-    /// Demultiplexes one parent interrupt.
-    ///
-    /// Hard IRQ context; runs with interrupts disabled (`irqs_off`) and no descriptor lock held.
-    /// Create a [`ChainedIrqGuard`] first, then call
-    /// [`Domain::handle_irq`](super::Domain::handle_irq) for every pending child.
-    fn handle(&self, desc: &IrqDesc, irqs_off: &LocalInterruptDisabled);
+    fn deref(&self) -> &IrqData {
+        &self.0
+    }
 }

@@ -8,11 +8,7 @@
 use core::{
     marker::PhantomData,
     mem::ManuallyDrop,
-    ptr::NonNull,
-    sync::atomic::{
-        AtomicUsize,
-        Ordering::Relaxed, //
-    },
+    ptr::NonNull, //
 };
 
 use crate::{
@@ -28,18 +24,21 @@ use crate::{
             Chip,
             ChipVtable, //
         },
-        data::{
+        data::TriggerType,
+        desc::IrqDesc,
+        flow::{
             ChainedHandler,
-            FlowHandler,
-            IrqDesc,
-            TriggerType, //
+            FlowHandler, //
         },
         IrqRequest,
     },
     new_mutex,
     prelude::*,
     str::CStr,
-    sync::Mutex, //
+    sync::{
+        rcu,
+        Mutex, //
+    }, //
 };
 
 /// The maximum number of cells of an interrupt specifier (`IRQ_DOMAIN_IRQ_SPEC_PARAMS`).
@@ -107,8 +106,11 @@ impl FwSpec {
 /// held and must not sleep.
 ///
 /// C header: [`include/linux/irqdomain.h`](srctree/include/linux/irqdomain.h).
+///
+/// The host data is `'static`: a [`Domain`] may be leaked (`mem::forget`), and then genirq keeps
+/// calling these operations and the chip callbacks with it forever.
 #[vtable]
-pub trait DomainOps: Sized + Send + Sync {
+pub trait DomainOps: Sized + Send + Sync + 'static {
     /// Sets up a new mapping of `hwirq` (`map`): install a chip with
     /// [`Mapper::set_chip_and_handler`].
     fn map(&self, _mapper: &Mapper<'_, Self>, _hwirq: usize) -> Result {
@@ -149,7 +151,9 @@ pub trait DomainOps: Sized + Send + Sync {
     }
 
     /// Frees `nr` interrupts starting at `virq` (`free`). Defaults to
-    /// `irq_domain_free_irqs_common()` (resets this level, frees the parent's).
+    /// `irq_domain_free_irqs_common()` (resets this level, frees the parent's); an
+    /// implementation undoes what its `alloc` did, then calls [`Allocator::free_common`] or
+    /// [`Allocator::free_parent`].
     fn free(&self, _alloc: &Allocator<'_, Self>, _virq: u32, _nr: u32) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
@@ -318,36 +322,59 @@ impl<T: DomainOps> Allocator<'_, T> {
             )
         })
     }
+
+    /// Resets this level of `nr` interrupts at `virq` and frees the parent domain's levels
+    /// (`irq_domain_free_irqs_common`): what a [`DomainOps::free`] calls last.
+    ///
+    /// Returns `EINVAL` for interrupts outside the ones being freed.
+    pub fn free_common(&self, virq: u32, nr: u32) -> Result {
+        self.check(virq, nr, 0)?;
+        // SAFETY: `virq..virq + nr` are being freed in the live `self.domain` (checked above).
+        unsafe { bindings::irq_domain_free_irqs_common(self.domain, virq, nr) };
+        Ok(())
+    }
+
+    /// Frees the parent domain's levels of `nr` interrupts at `virq`, leaving this level to the
+    /// caller (`irq_domain_free_irqs_parent`).
+    ///
+    /// Returns `ENODEV` for a domain without parent and `EINVAL` for interrupts outside the ones
+    /// being freed.
+    pub fn free_parent(&self, virq: u32, nr: u32) -> Result {
+        self.check(virq, nr, 0)?;
+        // SAFETY: `self.domain` is live for the duration of the operation.
+        if unsafe { (*self.domain).parent }.is_null() {
+            return Err(ENODEV);
+        }
+        // SAFETY: As in `free_common`; the parent allocated these interrupts with this level.
+        unsafe { bindings::irq_domain_free_irqs_parent(self.domain, virq, nr) };
+        Ok(())
+    }
 }
 
-/// The largest `hwirq_max` of a [`Domain`]: dropping a domain looks every hwirq up.
-pub const DOMAIN_HWIRQ_MAX: usize = 1 << 20;
-
-/// State of a [`Domain`] that its mappings and child domains refer to.
+/// State of a [`Domain`] beside the C domain.
 #[pin_data]
 struct DomainState {
-    /// The virqs owned by [`Mapping`]s of the domain, leaked ones included.
+    /// Serialises [`Domain::create_mapping`] and [`Domain::create_fwspec_mapping`]: the core
+    /// returns an existing mapping instead of failing, so the "one owner per interrupt" check and
+    /// the mapping must be one step.
     #[pin]
-    owned: Mutex<KVec<u32>>,
-    /// The number of child domains alive (or leaked) below this one.
-    children: AtomicUsize,
+    map_lock: Mutex<()>,
 }
 
 impl DomainState {
     /// Allocates the state of a new domain.
     ///
-    /// Deliberately not generic: the lock class of `owned` is defined by `new_mutex!` here, once,
-    /// in the `kernel` crate. Expanded in the generic `Domain::<T>::instantiate()`, its `static`
-    /// key is still one item, but its name (a `c_str!` constant) is emitted by every crate that
-    /// instantiates `Domain<T>` (e.g. the doctests): lockdep then finds one key under two name
-    /// pointers and warns ("Looking for class ... but found a different class ... with the same
-    /// key"). `inline(never)` keeps rustc from instantiating it in other crates.
+    /// Deliberately not generic: the lock class of `map_lock` is defined by `new_mutex!` here,
+    /// once, in the `kernel` crate. Expanded in the generic `Domain::<T>::instantiate()`, its
+    /// `static` key is still one item, but its name (a `c_str!` constant) is emitted by every
+    /// crate that instantiates `Domain<T>` (e.g. the doctests): lockdep then finds one key under
+    /// two name pointers and warns ("Looking for class ... but found a different class ... with
+    /// the same key"). `inline(never)` keeps rustc from instantiating it in other crates.
     #[inline(never)]
     fn new() -> Result<Pin<KBox<Self>>> {
         KBox::pin_init(
             pin_init!(DomainState {
-                owned <- new_mutex!(KVec::new(), "irq_domain_owned"),
-                children: AtomicUsize::new(0),
+                map_lock <- new_mutex!((), "irq_domain_map_lock"),
             }),
             GFP_KERNEL,
         )
@@ -363,7 +390,7 @@ impl DomainState {
 /// A controller of 8 lines whose mask bits live in atomics, its chip and its linear domain:
 ///
 /// ```
-/// use kernel::irq::{Chip, ChipFlags, Domain, DomainOps, FlowHandler, IrqData, Mapper};
+/// use kernel::irq::{Chip, ChipFlag, ChipFlags, Domain, DomainOps, FlowHandler, IrqData, Mapper};
 /// use kernel::sync::atomic::{Atomic, Relaxed};
 ///
 /// struct Ctrl {
@@ -376,7 +403,7 @@ impl DomainState {
 /// impl Chip for CtrlChip {
 ///     type Data = Ctrl;
 ///     const NAME: &'static CStr = c"doc-ctrl";
-///     const FLAGS: ChipFlags = ChipFlags::SKIP_SET_WAKE;
+///     const FLAGS: ChipFlags = ChipFlags::of(ChipFlag::SkipSetWake);
 ///
 ///     fn mask(c: &Ctrl, d: &IrqData) {
 ///         c.masked[d.hwirq()].store(1, Relaxed);
@@ -417,50 +444,58 @@ impl DomainState {
 /// - `self.domain` is a live `irq_domain` created by `irq_domain_instantiate()` whose
 ///   `host_data` points to `*self.data` and whose ops are `DomainVtable::<T>`.
 /// - `self.fwnode` is the domain's named fwnode, owned by `self`.
-/// - `self.hwirq_max <= DOMAIN_HWIRQ_MAX`, and every hwirq of the domain is below it.
-/// - If `self.parent_children` is set, it is the child count of the live parent domain, which
-///   counts `self`.
+/// - `self.hwirq_max` is the domain's `hwirq_max`.
 pub struct Domain<'p, T: DomainOps> {
     domain: NonNull<bindings::irq_domain>,
     fwnode: *mut bindings::fwnode_handle,
     hwirq_max: usize,
     data: ManuallyDrop<Pin<KBox<T>>>,
-    state: Pin<KBox<DomainState>>,
-    parent_children: *const AtomicUsize,
+    state: ManuallyDrop<Pin<KBox<DomainState>>>,
     _parent: PhantomData<&'p ()>,
 }
 
 // SAFETY: The domain is usable from any thread; the C side locks internally, `T: Send + Sync`,
-// and the state is a mutex and an atomic.
+// and the state is a mutex.
 unsafe impl<T: DomainOps> Send for Domain<'_, T> {}
 // SAFETY: All `&self` methods call thread-safe genirq functions or lock `state`; `T: Sync`.
 unsafe impl<T: DomainOps> Sync for Domain<'_, T> {}
 
+/// `hwirq_max` of a domain whose size the C core leaves open (`~0U`, a radix tree).
+const HWIRQ_MAX_UNBOUNDED: usize = c_uint::MAX as usize;
+
 impl<T: DomainOps> Domain<'static, T> {
     /// Creates a linear domain of `size` hwirqs (`irq_domain_create_linear`).
     ///
-    /// Process context. Returns `EINVAL` if `size` exceeds [`DOMAIN_HWIRQ_MAX`], `ENOMEM`, or
-    /// the error of `irq_domain_instantiate()`.
+    /// Process context. Returns `EINVAL` for a size of 0, `ENOMEM`, or the error of
+    /// `irq_domain_instantiate()`.
     pub fn new_linear(name: &CStr, size: u32, data: impl PinInit<T, Error>) -> Result<Self> {
+        if size == 0 {
+            return Err(EINVAL);
+        }
         Self::instantiate(name, size, size as usize, None, data)
     }
 
     /// Creates a tree (radix) domain for sparse hwirqs below `hwirq_max`
-    /// (`irq_domain_create_tree`).
+    /// (`irq_domain_create_tree`, with the bound C leaves open).
     ///
-    /// Process context. Returns `EINVAL` if `hwirq_max` exceeds [`DOMAIN_HWIRQ_MAX`],
-    /// `ENOMEM`, or the error of `irq_domain_instantiate()`.
+    /// Process context. Returns `EINVAL` for a `hwirq_max` of 0, `ENOMEM`, or the error of
+    /// `irq_domain_instantiate()`.
     pub fn new_tree(name: &CStr, hwirq_max: usize, data: impl PinInit<T, Error>) -> Result<Self> {
+        if hwirq_max == 0 {
+            return Err(EINVAL);
+        }
         Self::instantiate(name, 0, hwirq_max, None, data)
     }
 }
 
 impl<'p, T: DomainOps> Domain<'p, T> {
-    /// Creates a hierarchical domain of `size` hwirqs below `parent`
-    /// (`irq_domain_create_hierarchy`). `T` must implement [`DomainOps::alloc`].
+    /// Creates a hierarchical domain below `parent` (`irq_domain_create_hierarchy`): a linear
+    /// revmap of `size` hwirqs, or with `size == 0`, as in C, a radix tree for hwirqs up to
+    /// `~0U` (the 24-bit LPI space of a GICv3 ITS, say). `T` must implement
+    /// [`DomainOps::alloc`].
     ///
-    /// Process context. Returns `EINVAL` if `size` exceeds [`DOMAIN_HWIRQ_MAX`], `ENOMEM`, or
-    /// the error of `irq_domain_instantiate()`.
+    /// Process context. Returns `EINVAL` if `T` has no `alloc`, `ENOMEM`, or the error of
+    /// `irq_domain_instantiate()`.
     #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
     pub fn new_hierarchy<P: DomainOps>(
         name: &CStr,
@@ -468,25 +503,24 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         size: u32,
         data: impl PinInit<T, Error>,
     ) -> Result<Self> {
-        Self::instantiate(
-            name,
-            size,
-            size as usize,
-            Some((parent.domain.as_ptr(), &parent.state.children)),
-            data,
-        )
+        if !T::HAS_ALLOC {
+            return Err(EINVAL);
+        }
+        let hwirq_max = if size == 0 {
+            HWIRQ_MAX_UNBOUNDED
+        } else {
+            size as usize
+        };
+        Self::instantiate(name, size, hwirq_max, Some(parent.domain.as_ptr()), data)
     }
 
     fn instantiate(
         name: &CStr,
         size: u32,
         hwirq_max: usize,
-        parent: Option<(*mut bindings::irq_domain, &AtomicUsize)>,
+        parent: Option<*mut bindings::irq_domain>,
         data: impl PinInit<T, Error>,
     ) -> Result<Self> {
-        if hwirq_max > DOMAIN_HWIRQ_MAX {
-            return Err(EINVAL);
-        }
         let state = DomainState::new()?;
         let data = KBox::pin_init(data, GFP_KERNEL)?;
         // SAFETY: `name` is a valid C string; the core copies it.
@@ -501,7 +535,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             ops: DomainVtable::<T>::build(),
             host_data: core::ptr::from_ref::<T>(&data).cast_mut().cast(),
             #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
-            parent: parent.map_or(core::ptr::null_mut(), |(p, _)| p),
+            parent: parent.unwrap_or(core::ptr::null_mut()),
             ..pin_init::zeroed()
         };
         // SAFETY: `info` is fully initialised; `host_data` points into a pinned box that
@@ -516,22 +550,14 @@ impl<'p, T: DomainOps> Domain<'p, T> {
                 return Err(e);
             }
         };
-        let parent_children = match parent {
-            Some((_, children)) => {
-                children.fetch_add(1, Relaxed);
-                core::ptr::from_ref(children)
-            }
-            None => core::ptr::null(),
-        };
-        // INVARIANT: `domain` was just instantiated with `host_data` = `data`, `fwnode` and a
-        // checked `hwirq_max`; the parent's child count includes the new domain.
+        // INVARIANT: `domain` was just instantiated with `host_data` = `data`, `fwnode` and
+        // `hwirq_max`.
         Ok(Self {
             domain,
             fwnode,
             hwirq_max,
             data: ManuallyDrop::new(data),
-            state,
-            parent_children,
+            state: ManuallyDrop::new(state),
             _parent: PhantomData,
         })
     }
@@ -542,15 +568,25 @@ impl<'p, T: DomainOps> Domain<'p, T> {
     }
 
     /// Returns the raw `irq_domain` pointer.
+    ///
+    /// C code may map interrupts of the domain through it (firmware specifiers) and stack child
+    /// domains on it; [`Domain::try_remove`] refuses to remove the domain while such a mapping
+    /// has an action or such a child exists.
     pub fn as_raw(&self) -> *mut bindings::irq_domain {
         self.domain.as_ptr()
     }
 
     /// Maps `hwirq`, calling [`DomainOps::map`] (`irq_create_mapping`) for a simple domain.
     ///
-    /// Process context. Returns `EINVAL` if `hwirq` is out of range or the mapping fails, and
-    /// `EBUSY` if `hwirq` is already mapped (each interrupt has one [`Mapping`] owner).
+    /// Process context. Returns `EINVAL` if `hwirq` is out of range, the domain is hierarchical
+    /// (map those with [`Domain::create_fwspec_mapping`]) or the mapping fails, and `EBUSY` if
+    /// `hwirq` is already mapped (each interrupt has one [`Mapping`] owner).
     pub fn create_mapping(&self, hwirq: usize) -> Result<Mapping<'_>> {
+        if T::HAS_ALLOC {
+            // `irq_create_mapping()` would associate the hwirq without running `alloc`: a
+            // descriptor without chip at this level.
+            return Err(EINVAL);
+        }
         // SAFETY: `self.domain` is live (type invariant).
         self.map_owned(hwirq, || unsafe {
             bindings::irq_create_mapping(self.as_raw(), hwirq)
@@ -582,25 +618,19 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         if hwirq >= self.hwirq_max {
             return Err(EINVAL);
         }
-        let mut owned = self.state.owned.lock();
+        let _guard = self.state.map_lock.lock();
         if self.find_mapping(hwirq).is_some() {
             return Err(EBUSY);
         }
-        owned.reserve(1, GFP_KERNEL)?;
         let virq = map();
         if virq == 0 {
             return Err(EINVAL);
         }
-        if let Err(e) = owned.push(virq, GFP_KERNEL) {
-            // SAFETY: `virq` was just mapped by this call and nobody else owns it.
-            unsafe { bindings::irq_dispose_mapping(virq) };
-            return Err(e.into());
-        }
-        // INVARIANT: `virq` was just mapped in this domain and is recorded as owned by the new
-        // `Mapping` only.
+        // INVARIANT: `virq` was just mapped in this domain (no mapping of `hwirq` existed, and
+        // `map_lock` keeps other `Mapping`s of it from being created meanwhile).
         Ok(Mapping {
             virq,
-            owned: &self.state.owned,
+            _domain: PhantomData,
         })
     }
 
@@ -631,32 +661,28 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         // SAFETY: `self.domain` is live (type invariant); the C function disables interrupts.
         to_result(unsafe { bindings::generic_handle_domain_irq_safe(self.as_raw(), hwirq) })
     }
-}
 
-impl<T: DomainOps> Drop for Domain<'_, T> {
-    /// Process context; sleeps (mutexes, an RCU grace period).
-    fn drop(&mut self) {
+    /// Removes the domain: disposes of every mapping left in it (leaked [`Mapping`]s and those
+    /// C code made), removes the C domain and, after an RCU grace period, frees the host data.
+    ///
+    /// Process context; sleeps. Returns the domain back with `EBUSY` if a mapping of it still
+    /// has an action (a handler C code requested, a leaked registration or chained handler) or a
+    /// C child domain is stacked on it, and with `ENOMEM` if the mappings cannot be listed.
+    /// Dropping a domain that cannot be removed leaks it with an error message.
+    pub fn try_remove(self) -> core::result::Result<(), (Error, Self)> {
         crate::task::might_sleep();
-        if self.state.children.load(Relaxed) != 0 {
-            // A child domain was leaked and still points at this one: leak this one too (the
-            // domain, its host data and its fwnode stay), rather than free what it uses.
-            pr_err!("irq: not removing an interrupt domain whose child domain was leaked\n");
-            return;
+        let mut this = ManuallyDrop::new(self);
+        match this.remove() {
+            Ok(()) => Ok(()),
+            Err(e) => Err((e, ManuallyDrop::into_inner(this))),
         }
-        // Dispose of the mappings `Mapping`s owned, leaked ones included, then of those made by
-        // other code (C consumers mapping firmware specifiers), so that no descriptor keeps
-        // pointing at the removed domain.
-        let owned = core::mem::take(&mut *self.state.owned.lock());
-        for virq in owned.iter() {
-            // SAFETY: `virq` is mapped in this live domain and its `Mapping` is gone or leaked.
-            unsafe { bindings::irq_dispose_mapping(*virq) };
-        }
-        for hwirq in 0..self.hwirq_max {
-            if let Some(virq) = self.find_mapping(hwirq) {
-                // SAFETY: `virq` is mapped in this live domain and not owned by a `Mapping`.
-                unsafe { bindings::irq_dispose_mapping(virq) };
-            }
-        }
+    }
+
+    /// The body of [`Domain::try_remove`] and of the drop; on error nothing has changed.
+    fn remove(&mut self) -> Result {
+        // SAFETY: `self.domain` is live (type invariant) and no `Mapping` of it is alive: they
+        // borrow `self`, and leaked ones never use their interrupt again.
+        unsafe { dispose_all(self.as_raw()) }?;
         // SAFETY: The domain is live and has no mappings and no child domains left.
         unsafe { bindings::irq_domain_remove(self.as_raw()) };
         // SAFETY: The fwnode is owned by `self` and no longer used by the removed domain.
@@ -670,12 +696,80 @@ impl<T: DomainOps> Drop for Domain<'_, T> {
         // frees descriptors (`irq_desc_free_rcu()`): wait for them before freeing the data.
         // SAFETY: Process context.
         unsafe { bindings::synchronize_rcu() };
-        if !self.parent_children.is_null() {
-            // SAFETY: The parent is alive: it does not drop while it counts a child (above).
-            unsafe { &*self.parent_children }.fetch_sub(1, Relaxed);
-        }
         // SAFETY: The domain that pointed at the host data is removed; it is not used again.
         unsafe { ManuallyDrop::drop(&mut self.data) };
+        // SAFETY: `self.state` is not used again (the caller forgets or drops `self` next).
+        unsafe { ManuallyDrop::drop(&mut self.state) };
+        Ok(())
+    }
+}
+
+/// Disposes of every mapping of `domain`, unless one of them has an action or a child domain is
+/// stacked on `domain` (`EBUSY`); `ENOMEM` if the mappings cannot be listed. On error nothing
+/// has changed.
+///
+/// Walks the allocated descriptors (O(`nr_irqs`), not O(`hwirq_max`)): the mappings of leaked
+/// [`Mapping`]s and those C code made on [`Domain::as_raw`]. Not generic, so that the C functions
+/// it calls need no export to modules.
+///
+/// # Safety
+///
+/// `domain` is a live domain created by [`Domain`], and nothing uses its mappings any more.
+#[inline(never)]
+unsafe fn dispose_all(domain: *mut bindings::irq_domain) -> Result {
+    #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
+    // SAFETY: `domain` is live (the function's safety requirements).
+    if unsafe { bindings::irq_domain_has_children(domain) } {
+        // A Rust child borrows its parent: this is a C child, or a leaked Rust one.
+        return Err(EBUSY);
+    }
+    let mut virqs = KVec::new();
+    // SAFETY: No requirements.
+    let nr_irqs = unsafe { bindings::irq_get_nr_irqs() };
+    // SAFETY: No requirements; returns `nr_irqs` or more when there is no next interrupt.
+    let mut virq = unsafe { bindings::irq_get_next_irq(0) };
+    while virq < nr_irqs {
+        let mine = {
+            // Descriptors are freed after an RCU grace period (`delayed_free_desc()`): the one
+            // looked up stays valid in the read-side critical section.
+            let _rcu = rcu::read_lock();
+            // SAFETY: Any virq may be looked up; a non-null result is valid under RCU.
+            let irqd = unsafe { bindings::irq_get_irq_data(virq) };
+            // SAFETY: `irqd` is valid if non-null (above).
+            !irqd.is_null() && unsafe { (*irqd).domain } == domain
+        };
+        if mine {
+            // SAFETY: Any virq may be queried.
+            if unsafe { bindings::irq_has_action(virq) } {
+                return Err(EBUSY);
+            }
+            virqs.push(virq, GFP_KERNEL)?;
+        }
+        // SAFETY: As above.
+        virq = unsafe { bindings::irq_get_next_irq(virq + 1) };
+    }
+    for virq in virqs {
+        // SAFETY: `virq` is mapped in the live `domain`, has no action, and nothing uses it (the
+        // function's safety requirements).
+        unsafe { bindings::irq_dispose_mapping(virq) };
+    }
+    Ok(())
+}
+
+impl<T: DomainOps> Drop for Domain<'_, T> {
+    /// Process context; sleeps (mutexes, an RCU grace period). A domain that
+    /// [`Domain::try_remove`] refuses to remove is leaked (the C domain, its host data and its
+    /// fwnode stay), rather than free what genirq or C code still uses.
+    fn drop(&mut self) {
+        crate::task::might_sleep();
+        if let Err(e) = self.remove() {
+            pr_err!(
+                "irq: leaking interrupt domain {:?}: {:?}\n",
+                // SAFETY: The domain is live (not removed: `remove` failed).
+                unsafe { CStr::from_char_ptr((*self.as_raw()).name) },
+                e
+            );
+        }
     }
 }
 
@@ -683,17 +777,23 @@ impl<T: DomainOps> Drop for Domain<'_, T> {
 ///
 /// # Invariants
 ///
-/// `self.virq` is a mapped interrupt of a domain that outlives `'d`, recorded in that domain's
-/// `owned` list, whose only owner is `self`.
+/// `self.virq` is a mapped interrupt of a domain that outlives `'d`, whose only owner is `self`.
 pub struct Mapping<'d> {
     virq: u32,
-    owned: &'d Mutex<KVec<u32>>,
+    _domain: PhantomData<&'d ()>,
 }
 
 impl<'d> Mapping<'d> {
     /// Returns the Linux interrupt number (virq).
     pub fn irq(&self) -> u32 {
         self.virq
+    }
+
+    /// Returns the interrupt's descriptor, e.g. to take its lock with [`IrqDesc::lock`].
+    pub fn desc(&self) -> &IrqDesc {
+        // SAFETY: `self.virq` is mapped (type invariant), so it has a descriptor, which stays
+        // allocated until `self` disposes of the mapping.
+        unsafe { IrqDesc::from_raw(bindings::irq_to_desc(self.virq)) }
     }
 
     /// Returns a request for registering a handler on this interrupt with
@@ -783,14 +883,21 @@ impl<'d> Mapping<'d> {
 }
 
 impl Drop for Mapping<'_> {
-    /// Process context; sleeps (a mutex, `irq_dispose_mapping()`). Never drop a `Mapping` from
-    /// a handler or with a spinlock held.
+    /// Process context; sleeps (`irq_dispose_mapping()`). Never drop a `Mapping` from a handler
+    /// or with a spinlock held.
+    ///
+    /// An interrupt that still has an action (a registration or chained handler borrowed from
+    /// the mapping and leaked) is not disposed of: its descriptor would be freed under the
+    /// action. The domain's removal refuses it in turn.
     fn drop(&mut self) {
         crate::task::might_sleep();
-        let virq = self.virq;
-        self.owned.lock().retain(|v| *v != virq);
-        // SAFETY: `self.virq` is mapped and owned by `self` only (type invariant), and no
-        // `IrqRequest` borrowed from `self`, hence no registration, is left.
+        // SAFETY: `self.virq` is mapped (type invariant).
+        if unsafe { bindings::irq_has_action(self.virq) } {
+            pr_err!("irq: leaking mapping of irq {}: it has an action\n", self.virq);
+            return;
+        }
+        // SAFETY: `self.virq` is mapped and owned by `self` only (type invariant), and has no
+        // action left.
         unsafe { bindings::irq_dispose_mapping(self.virq) };
     }
 }

@@ -499,20 +499,20 @@ pub(crate) fn notification_active() -> bool {
 
 /// The `irq_ack` of posted MSIs (`intel_ack_posted_msi_irq`).
 ///
-/// Applies a pending affinity change, which posted MSIs must honour like any other. The EOI is
-/// skipped: a posted MSI never reaches the local APIC's IRR, and the notification handler EOIs
-/// once for all the vectors it demultiplexes. Only when the interrupt did not come through the
-/// notification handler -- `irq_retrigger()` raised the vector itself -- does it EOI, or the
-/// stale ISR bit would block lower-priority interrupts.
+/// Applies a pending affinity change, which posted MSIs must honour like any other; only a
+/// caller that holds the descriptor lock (`locked`, the edge flow that VT-d installs) may, and
+/// without it the move stays pending for the next ack. The EOI is skipped: a posted MSI never
+/// reaches the local APIC's IRR, and the notification handler EOIs once for all the vectors it
+/// demultiplexes. Only when the interrupt did not come through the notification handler --
+/// `irq_retrigger()` raised the vector itself -- does it EOI, or the stale ISR bit would block
+/// lower-priority interrupts.
 ///
-/// # Safety
-///
-/// Hard IRQ context, with the interrupt's descriptor lock held: as the `irq_ack` of a flow
-/// handler.
+/// Hard IRQ context.
 #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
-pub unsafe fn ack(irqd: &crate::irq::IrqData) {
-    // SAFETY: The caller holds the descriptor lock.
-    unsafe { irqd.move_irq() };
+pub fn ack(locked: Option<&crate::irq::LockedIrqData>) {
+    if let Some(irqd) = locked {
+        irqd.move_irq();
+    }
     if !notification_active() {
         apic_eoi();
     }
@@ -523,14 +523,16 @@ pub unsafe fn ack(irqd: &crate::irq::IrqData) {
 ///
 /// # Safety
 ///
-/// Only called by `intel_ack_posted_msi_irq()`, as an `irq_ack` callback of genirq, with a valid
-/// `irq_data`.
+/// Only called by `intel_ack_posted_msi_irq()`, as an `irq_ack` callback that genirq invoked,
+/// with a valid `irq_data`.
 #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
 #[no_mangle]
 unsafe extern "C" fn rust_intel_ack_posted_msi_irq(irqd: *mut bindings::irq_data) {
-    // SAFETY: genirq passes the valid `irq_data` of the interrupt being acked, from a flow
-    // handler that holds its descriptor lock.
-    unsafe { ack(crate::irq::IrqData::from_raw(irqd)) }
+    // SAFETY: genirq passes the valid `irq_data` of the interrupt being acked.
+    let irqd = unsafe { crate::irq::IrqData::from_raw(irqd) };
+    // SAFETY: Called as the `irq_ack` genirq invoked for `irqd` (the function's safety
+    // requirements).
+    ack(unsafe { crate::irq::LockedIrqData::in_locked_flow(irqd) })
 }
 
 #[cfg(CONFIG_X86_POSTED_MSI_KUNIT_TEST)]

@@ -39,6 +39,7 @@ use crate::{
         Handler,
         IrqData,
         IrqRequest,
+        LockedIrqData,
         Registration,
         SetAffinity, //
     },
@@ -193,9 +194,9 @@ impl Chip for PostedAgentChip {
     fn unmask(_irte: &Irte, _irqd: &IrqData) {}
 
     /// The posted-MSI `ack`: applies a pending affinity change, no EOI.
-    fn ack(_irte: &Irte, irqd: &IrqData) {
-        // SAFETY: The edge flow calls `ack` with the descriptor lock held, as
-        // `intel_ack_posted_msi_irq()` (Rust or C) expects of an `irq_ack`.
+    fn ack(_irte: &Irte, irqd: &IrqData, _locked: Option<&LockedIrqData>) {
+        // SAFETY: Called as the `irq_ack` genirq invoked for `irqd`, as
+        // `intel_ack_posted_msi_irq()` (Rust or C) expects; the Rust one checks the lock itself.
         unsafe { bindings::intel_ack_posted_msi_irq(irqd.as_raw()) }
     }
 
@@ -203,7 +204,7 @@ impl Chip for PostedAgentChip {
     /// old vector is cleaned up (`intel_ir_set_affinity()`).
     fn set_affinity(
         irte: &Irte,
-        irqd: &IrqData,
+        irqd: &LockedIrqData,
         mask: &Cpumask,
         force: bool,
     ) -> Result<SetAffinity> {

@@ -11,9 +11,10 @@ mod tests {
     use crate::{
         interrupt::LocalInterruptDisabled,
         irq::{
-            ChainedHandler, ChainedIrqGuard, Chip, ChipFlags, ChipState, Domain, DomainOps, Flags,
-            FlowHandler, FwSpec, IrqData, IrqDesc, IrqReturn, Mapper, Registration,
-            ThreadedHandler, ThreadedIrqReturn, ThreadedRegistration, TriggerType,
+            ChainedHandler, ChainedIrqGuard, Chip, ChipFlag, ChipFlags, ChipState, Domain,
+            DomainOps, Flags, FlowHandler, FwSpec, IrqData, IrqDesc, IrqReturn, LockedIrqData,
+            Mapper, Registration, ThreadedHandler, ThreadedIrqReturn, ThreadedRegistration,
+            TriggerType,
         },
         prelude::*,
         sync::{
@@ -31,6 +32,8 @@ mod tests {
     const OP_ACK: u32 = 3;
     const OP_EOI: u32 = 4;
     const OP_SET_TYPE: u32 = 5;
+    /// An `ack` called without the descriptor lock (`chained_irq_enter()`, per-CPU flows).
+    const OP_ACK_UNLOCKED: u32 = 6;
     const HARD: u32 = 100;
     const THREAD: u32 = 101;
 
@@ -135,7 +138,7 @@ mod tests {
     impl Chip for SoftChip {
         type Data = SoftIrqc;
         const NAME: &'static CStr = c"soft-irqc";
-        const FLAGS: ChipFlags = ChipFlags::SKIP_SET_WAKE;
+        const FLAGS: ChipFlags = ChipFlags::of(ChipFlag::SkipSetWake);
 
         fn mask(c: &SoftIrqc, d: &IrqData) {
             c.masked[d.hwirq()].store(1, Relaxed);
@@ -147,9 +150,9 @@ mod tests {
             record(c.ev(OP_UNMASK));
         }
 
-        fn ack(c: &SoftIrqc, d: &IrqData) {
+        fn ack(c: &SoftIrqc, d: &IrqData, locked: Option<&LockedIrqData>) {
             c.pending[d.hwirq()].store(0, Relaxed);
-            record(c.ev(OP_ACK));
+            record(c.ev(if locked.is_some() { OP_ACK } else { OP_ACK_UNLOCKED }));
         }
 
         fn eoi(c: &SoftIrqc, d: &IrqData) {
@@ -157,7 +160,7 @@ mod tests {
             record(c.ev(OP_EOI));
         }
 
-        fn set_type(c: &SoftIrqc, _d: &IrqData, ty: TriggerType) -> Result {
+        fn set_type(c: &SoftIrqc, _d: &LockedIrqData, ty: TriggerType) -> Result {
             // Like many controllers, this one cannot detect both edges.
             if ty == TriggerType::EdgeBoth {
                 return Err(EINVAL);

@@ -19,6 +19,7 @@ use crate::{
         Chip,
         ChipVtable,
         IrqData,
+        LockedIrqData,
         MsiMsg,
         SetAffinity,
         VcpuInfo, //
@@ -55,9 +56,15 @@ impl IntelIrData {
 
     /// Moves the interrupt: the parent (vector) domain assigns the new vector, then the IRTE is
     /// rewritten and the old vector cleaned up (`intel_ir_set_affinity`).
-    pub fn set_affinity(&self, irqd: &IrqData, mask: &Cpumask, force: bool) -> Result<SetAffinity> {
-        // SAFETY: `irqd`'s chip data is `self`, an `intel_ir_data` (type invariant); `mask` is a
-        // valid cpumask; called with the descriptor lock held like any `irq_set_affinity`.
+    pub fn set_affinity(
+        &self,
+        irqd: &LockedIrqData,
+        mask: &Cpumask,
+        force: bool,
+    ) -> Result<SetAffinity> {
+        self.check(irqd)?;
+        // SAFETY: `irqd`'s chip data is `self` (checked), an `intel_ir_data` (type invariant);
+        // `mask` is a valid cpumask; the descriptor lock is held (`LockedIrqData`).
         let ret = unsafe { bindings::intel_ir_set_affinity(irqd.as_raw(), mask.as_raw(), force) };
         to_result(ret)?;
         // Non-negative: one of the `IRQ_SET_MASK_OK*` values.
@@ -103,15 +110,13 @@ impl Chip for IntelIrPostMsi {
     const NAME: &'static CStr = c"INTEL-IR-POST";
 
     /// Applies a pending affinity change; no EOI (see [`posted::ack`]).
-    fn ack(_ir: &IntelIrData, irqd: &IrqData) {
-        // SAFETY: VT-d installs this chip on PCI MSI/MSI-X interrupts with the edge flow, whose
-        // `ack` runs with the descriptor lock held.
-        unsafe { posted::ack(irqd) }
+    fn ack(_ir: &IntelIrData, _irqd: &IrqData, locked: Option<&LockedIrqData>) {
+        posted::ack(locked)
     }
 
     fn set_affinity(
         ir: &IntelIrData,
-        irqd: &IrqData,
+        irqd: &LockedIrqData,
         mask: &Cpumask,
         force: bool,
     ) -> Result<SetAffinity> {

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Flow handlers of genirq and chained (demultiplexing) handlers.
+//!
+//! C headers: [`include/linux/irq.h`](srctree/include/linux/irq.h),
+//! [`include/linux/irqchip/chained_irq.h`](srctree/include/linux/irqchip/chained_irq.h)
+
+use crate::{
+    interrupt::LocalInterruptDisabled,
+    irq::desc::IrqDesc,
+    prelude::*, //
+};
+
+/// A flow handler of genirq, chosen when a chip is installed on an interrupt.
+///
+/// C source: [`kernel/irq/chip.c`](srctree/kernel/irq/chip.c).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FlowHandler {
+    /// `handle_fasteoi_irq`: transparent controllers; only `eoi` after the handler (masks for
+    /// ONESHOT lines). The chip must implement `eoi`.
+    FastEoi,
+    /// `handle_edge_irq`: `ack` first, re-runs the handler for edges that arrived meanwhile. The
+    /// chip must implement `ack`.
+    Edge,
+    /// `handle_level_irq`: `mask`+`ack` first, `unmask` after the handler.
+    Level,
+    /// `handle_simple_irq`: no chip calls at all.
+    Simple,
+    /// `handle_percpu_devid_irq`: per-CPU interrupts with a per-CPU device id (PPIs, SGIs);
+    /// installing it also marks the interrupt per-CPU (`irq_set_percpu_devid`).
+    PercpuDevid,
+    /// `handle_bad_irq`: spurious interrupt accounting; for lines that must not fire.
+    Bad,
+}
+
+impl FlowHandler {
+    /// Checks that chip `C` has the callbacks this flow calls unconditionally (`ack` for the edge
+    /// flow, `eoi` for the fasteoi flow); `EINVAL` otherwise.
+    pub fn check<C: super::Chip>(self) -> Result {
+        match self {
+            Self::Edge if !C::HAS_ACK => Err(EINVAL),
+            Self::FastEoi if !C::HAS_EOI => Err(EINVAL),
+            _ => Ok(()),
+        }
+    }
+
+    /// Returns the C flow handler.
+    pub fn as_raw(self) -> bindings::irq_flow_handler_t {
+        Some(match self {
+            Self::FastEoi => bindings::handle_fasteoi_irq,
+            Self::Edge => bindings::handle_edge_irq,
+            Self::Level => bindings::handle_level_irq,
+            Self::Simple => bindings::handle_simple_irq,
+            Self::PercpuDevid => bindings::handle_percpu_devid_irq,
+            Self::Bad => bindings::handle_bad_irq,
+        })
+    }
+}
+
+/// Proof that `chained_irq_enter()` ran for a chained (demultiplexing) flow handler.
+///
+/// Created at the top of a [`ChainedHandler::handle`]; dropping it calls `chained_irq_exit()`,
+/// which EOIs (or unmasks) the parent interrupt.
+///
+/// # Invariants
+///
+/// `chained_irq_enter()` was called for `desc` and its chip, and `chained_irq_exit()` has not.
+pub struct ChainedIrqGuard<'a> {
+    desc: &'a IrqDesc,
+    chip: *mut bindings::irq_chip,
+}
+
+impl<'a> ChainedIrqGuard<'a> {
+    /// Calls `chained_irq_enter()` for `desc` (masks and acks the parent unless it is a
+    /// fasteoi chip).
+    ///
+    /// Hard IRQ context, from a chained flow handler.
+    pub fn new(desc: &'a IrqDesc) -> Self {
+        // SAFETY: `desc` is valid (type invariant of `IrqDesc`).
+        let chip = unsafe { bindings::irq_desc_get_chip(desc.as_raw()) };
+        // SAFETY: `chip` is the descriptor's own chip, `desc` is valid.
+        unsafe { bindings::chained_irq_enter(chip, desc.as_raw()) };
+        // INVARIANT: `chained_irq_enter()` was just called.
+        Self { desc, chip }
+    }
+
+    /// Returns the descriptor of the parent interrupt.
+    pub fn desc(&self) -> &IrqDesc {
+        self.desc
+    }
+}
+
+impl Drop for ChainedIrqGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: `chained_irq_enter()` was called with the same arguments (type invariant).
+        unsafe { bindings::chained_irq_exit(self.chip, self.desc.as_raw()) };
+    }
+}
+
+/// A chained (demultiplexing) flow handler, installed on a parent interrupt with
+/// [`Mapping::set_chained_handler`](super::Mapping::set_chained_handler).
+///
+/// # Examples
+///
+/// A handler that demultiplexes a parent line into the pending lines of a child domain, and its
+/// installation:
+///
+/// ```
+/// use kernel::interrupt::LocalInterruptDisabled;
+/// use kernel::irq::{ChainedHandler, ChainedIrqGuard, Domain, DomainOps, IrqDesc, Mapping};
+/// use kernel::sync::Arc;
+///
+/// struct Demux<T: DomainOps + 'static> {
+///     child: Arc<Domain<'static, T>>,
+///     pending: fn(&T) -> u32,
+/// }
+///
+/// impl<T: DomainOps + 'static> ChainedHandler for Demux<T> {
+///     fn handle(&self, desc: &IrqDesc, irqs_off: &LocalInterruptDisabled) {
+///         // Masks/acks (or, for a fasteoi parent, nothing) now; EOIs or unmasks on drop.
+///         let _guard = ChainedIrqGuard::new(desc);
+///         let mut pending = (self.pending)(self.child.data());
+///         while pending != 0 {
+///             let hwirq = pending.trailing_zeros() as usize;
+///             pending &= pending - 1;
+///             // A line without mapping is `EINVAL`; nothing to do for it here.
+///             let _ = self.child.handle_irq(hwirq, irqs_off);
+///         }
+///     }
+/// }
+///
+/// fn install<T: DomainOps + 'static>(
+///     parent_line: &mut Mapping<'_>,
+///     child: Arc<Domain<'static, T>>,
+///     pending: fn(&T) -> u32,
+/// ) -> Result {
+///     let demux = KBox::new(Demux { child, pending }, GFP_KERNEL)?;
+///     let chained = parent_line.set_chained_handler(demux)?;
+///     // ... the parent line now demultiplexes; dropping `chained` uninstalls the handler and
+///     // frees it after an RCU grace period.
+///     drop(chained);
+///     Ok(())
+/// }
+/// ```
+pub trait ChainedHandler: Sync {
+    /// Demultiplexes one parent interrupt.
+    ///
+    /// Hard IRQ context; runs with interrupts disabled (`irqs_off`) and no descriptor lock held.
+    /// Create a [`ChainedIrqGuard`] first, then call
+    /// [`Domain::handle_irq`](super::Domain::handle_irq) for every pending child.
+    fn handle(&self, desc: &IrqDesc, irqs_off: &LocalInterruptDisabled);
+}
