@@ -40,6 +40,8 @@ struct pmsi_line {
 	atomic_t	posted;		/* posts that set a clear PIR bit */
 	atomic_t	thread_runs;	/* thread runs of a threaded line */
 	atomic_t	seen;		/* hits when the last thread run started */
+	atomic_t	in_notif;	/* hits with the notification vector in service */
+	atomic_t	in_vector;	/* hits with the line's own vector in service */
 	/* Called from the handler, in the notification's demux loop. */
 	void		(*hook)(struct pmsi_line *line);
 	struct pmsi_line *next;
@@ -76,8 +78,14 @@ static void pmsi_mask_noop(struct irq_data *d)
 /* Stands in for the VT-d chip data (struct intel_ir_data); the posted-MSI ack never reads it. */
 static u8 pmsi_chip_data;
 
+/*
+ * Affinity changes are deferred to the next interrupt's ack, as for the PCI/MSI chip above
+ * INTEL-IR-POST (x86_init_dev_msi_info() sets IRQCHIP_MOVE_DEFERRED): the posted-MSI ack must
+ * apply them (irq_move_irq()).
+ */
 static struct irq_chip pmsi_chip = {
 	.name			= "POSTED-TEST",
+	.flags			= IRQCHIP_MOVE_DEFERRED,
 	.irq_ack		= intel_ack_posted_msi_irq,
 	.irq_mask		= pmsi_mask_noop,
 	.irq_unmask		= pmsi_mask_noop,
@@ -147,10 +155,25 @@ static int pmsi_post(struct pmsi_line *line)
 	return ret;
 }
 
+/* Whether @vector is in service on this CPU (its ISR bit: delivered and not EOId yet). */
+static bool pmsi_in_service(unsigned int vector)
+{
+	return apic_read(APIC_ISR + (vector / 32) * 0x10) & BIT(vector % 32);
+}
+
 static irqreturn_t pmsi_handler(int irq, void *dev_id)
 {
 	struct pmsi_line *line = dev_id;
 
+	/*
+	 * In the notification's demux loop the notification vector stays in service until the
+	 * handler EOIs it once for the burst: an ack that EOIs shows here. A line raised on its
+	 * own vector (irq_retrigger()) shows that vector in service instead.
+	 */
+	if (pmsi_in_service(POSTED_MSI_NOTIFICATION_VECTOR))
+		atomic_inc(&line->in_notif);
+	if (pmsi_in_service(irqd_cfg(irq_get_irq_data(irq))->vector))
+		atomic_inc(&line->in_vector);
 	atomic_inc(&line->hits);
 	if (line->hook)
 		line->hook(line);
@@ -377,8 +400,12 @@ static void pmsi_every_vector_once(struct kunit *test)
 	for (i = 0; i < 8; i++)
 		KUNIT_EXPECT_GE(test, pmsi_post(&lines[i]), 0);
 	pmsi_expect_drained(test, lines, 8);
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 8; i++) {
 		KUNIT_EXPECT_EQ(test, atomic_read(&lines[i].hits), 1);
+		/* Demultiplexed inside the notification, whose EOI comes after the demux loop. */
+		KUNIT_EXPECT_EQ(test, atomic_read(&lines[i].in_notif), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&lines[i].in_vector), 0);
+	}
 }
 
 struct pmsi_burst {
@@ -405,8 +432,10 @@ static void pmsi_burst(struct kunit *test, int n)
 
 	KUNIT_ASSERT_EQ(test, smp_call_function_single(1, pmsi_burst_fn, &b, 1), 0);
 	pmsi_expect_drained(test, lines, n);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, atomic_read(&lines[i].hits), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&lines[i].in_notif), 1);
+	}
 	kunit_info(test, "burst of %d vectors: %d notification(s) sent, PMN +%u\n", n, b.sent,
 		   pmn_count(1) - pmn);
 	KUNIT_EXPECT_EQ(test, b.sent, 1);
@@ -610,6 +639,82 @@ static void pmsi_affinity_move(struct kunit *test)
 	KUNIT_EXPECT_GT(test, moved, 0);
 }
 
+/* Runs on CPU1: is @data's vector still in service there? */
+static void pmsi_vector_in_service_fn(void *data)
+{
+	unsigned int *vector = data;
+
+	*vector = pmsi_in_service(*vector);
+}
+
+/*
+ * An affinity change of a line is deferred (IRQCHIP_MOVE_DEFERRED) until its next interrupt,
+ * whose ack applies it: before, the line is still routed to CPU1, after, to CPU0.
+ */
+static void pmsi_deferred_move(struct kunit *test)
+{
+	struct pmsi_line *lines = pmsi_lines(test, 1, 1);
+	struct irq_data *d = irq_get_irq_data(lines[0].virq);
+
+	/* Settle the move pmsi_lines() left pending (to the same CPU). */
+	KUNIT_EXPECT_GE(test, pmsi_post(&lines[0]), 0);
+	pmsi_expect_drained(test, lines, 1);
+	KUNIT_ASSERT_FALSE(test, irqd_is_setaffinity_pending(d));
+
+	KUNIT_ASSERT_EQ(test, irq_set_affinity(lines[0].virq, cpumask_of(0)), 0);
+	KUNIT_EXPECT_TRUE(test, irqd_is_setaffinity_pending(d));
+	KUNIT_EXPECT_EQ(test, cpumask_first(irq_data_get_effective_affinity_mask(d)), 1);
+
+	/* Delivered on CPU1; its ack moves the line. */
+	KUNIT_EXPECT_GE(test, pmsi_post(&lines[0]), 0);
+	pmsi_expect_drained(test, lines, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lines[0].hits), 2);
+	KUNIT_EXPECT_FALSE(test, irqd_is_setaffinity_pending(d));
+	KUNIT_EXPECT_EQ(test, cpumask_first(irq_data_get_effective_affinity_mask(d)), 0);
+
+	/* And now delivered on CPU0. */
+	KUNIT_EXPECT_GE(test, pmsi_post(&lines[0]), 0);
+	pmsi_expect_drained(test, lines, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lines[0].hits), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lines[0].in_notif), 3);
+}
+
+/*
+ * The retrigger path: an MSI posted while its line is disabled is only marked pending; enabling
+ * the line resends it through irq_retrigger(), which raises the line's own vector on CPU1. That
+ * interrupt does not come through the notification, so its ack must EOI, or the vector stays in
+ * service and blocks every vector of its priority class and below.
+ */
+static void pmsi_retrigger(struct kunit *test)
+{
+	struct pmsi_line *lines = pmsi_lines(test, 1, 1);
+	unsigned int vector;
+
+	disable_irq(lines[0].virq);
+	KUNIT_EXPECT_EQ(test, pmsi_post(&lines[0]), 1);
+	msleep(20);
+	/* Harvested and acked by the notification, not handled. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&lines[0].hits), 0);
+
+	enable_irq(lines[0].virq);
+	pmsi_expect_drained(test, lines, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lines[0].hits), 1);
+	/* Not through the notification, and the ack EOId the vector before the handler ran. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&lines[0].in_notif), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lines[0].in_vector), 0);
+
+	vector = irqd_cfg(irq_get_irq_data(lines[0].virq))->vector;
+	KUNIT_ASSERT_EQ(test, smp_call_function_single(1, pmsi_vector_in_service_fn, &vector, 1),
+			0);
+	KUNIT_EXPECT_EQ_MSG(test, vector, 0, "the retriggered vector was never EOId");
+
+	/* And the line still works through the notification. */
+	KUNIT_EXPECT_GE(test, pmsi_post(&lines[0]), 0);
+	pmsi_expect_drained(test, lines, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lines[0].hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lines[0].in_notif), 1);
+}
+
 #if defined(CONFIG_X86_POSTED_MSI_RUST) && defined(CONFIG_INTEL_IOMMU)
 /* The Rust INTEL-IR-POST chip VT-d installs on posted MSIs. */
 static void pmsi_vtd_chip(struct kunit *test)
@@ -641,6 +746,8 @@ static struct kunit_case pmsi_cases[] = {
 	KUNIT_CASE_PARAM(pmsi_threaded_no_loss, pmsi_impl_gen_params),
 	KUNIT_CASE_PARAM(pmsi_suppressed, pmsi_impl_gen_params),
 	KUNIT_CASE_PARAM(pmsi_affinity_move, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_deferred_move, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_retrigger, pmsi_impl_gen_params),
 	{}
 };
 
