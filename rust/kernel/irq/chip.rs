@@ -385,13 +385,15 @@ pub trait Chip {
 /// The constant `struct irq_chip` of a [`Chip`] implementation.
 ///
 /// Whoever installs the table on an interrupt guarantees that the interrupt's `chip_data` is null
-/// or points to a `T::Data` that outlives the installation: [`Domain`](super::Domain) installs
+/// or points to a `T::Data` that outlives the installation (nothing, for a zero-sized
+/// `T::Data`): [`Domain`](super::Domain) installs
 /// it with its own host data; C code that installs it (VT-d's posted-MSI chip) with the data
 /// type it declares.
 pub struct ChipVtable<T: Chip>(PhantomData<T>);
 
 /// Recovers the chip data and [`IrqData`] of a callback; `None` if the chip data is gone (an
-/// interrupt being torn down by `irq_domain_reset_irq_data()`).
+/// interrupt being torn down by `irq_domain_reset_irq_data()`). A zero-sized `T::Data` is never
+/// read from the interrupt: such a chip may be installed, or called, on any interrupt.
 ///
 /// # Safety
 ///
@@ -402,6 +404,13 @@ unsafe fn callback_args<'a, T: Chip>(
 ) -> Option<(&'a T::Data, &'a IrqData)> {
     // SAFETY: Per the function's safety requirements `irqd` is valid for `'a`.
     let d = unsafe { IrqData::from_raw(irqd) };
+    if core::mem::size_of::<T::Data>() == 0 {
+        // A chip without data (`()` or another zero-sized type) works on any interrupt,
+        // whatever its chip data: a reference to a zero-sized value is valid at any non-null,
+        // aligned address.
+        // SAFETY: See above.
+        return Some((unsafe { core::ptr::NonNull::<T::Data>::dangling().as_ref() }, d));
+    }
     // SAFETY: Per the function's safety requirements `irqd` is valid.
     let data = unsafe { (*irqd).chip_data }.cast::<T::Data>();
     if data.is_null() {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Posted MSIs on x86: the posted-interrupt descriptor (PID) and the notification demux loop.
+//! Posted MSIs on x86: the posted-interrupt descriptor (PID) and the posted-MSI ack.
 //!
 //! With VT-d posted MSIs (`intremap=posted_msi`), the IOMMU does not send a device's MSI vector
 //! to the local APIC. It sets the vector's bit in the posted-interrupt request bitmap (PIR) of the
@@ -8,6 +8,10 @@
 //! (SN), sets ON and sends one notification interrupt (NV, the posted-MSI notification vector,
 //! to NDST, the CPU's APIC ID). The notification handler harvests the PIR and runs the handler of
 //! every pending vector, coalescing bursts of MSIs into one notification.
+//!
+//! This module holds what the users of the descriptor share: the notification handler
+//! (`arch/x86/kernel/posted_msi_rust.rs`), VT-d's INTEL-IR-POST chip
+//! (`drivers/iommu/intel/irq_remapping_post.rs`) and the software posting agent of the tests.
 //!
 //! C sources: [`arch/x86/include/asm/posted_intr.h`](srctree/arch/x86/include/asm/posted_intr.h),
 //! [`arch/x86/kernel/irq.c`](srctree/arch/x86/kernel/irq.c).
@@ -42,10 +46,6 @@ pub const POSTED_MSI_NOTIFICATION_VECTOR: u32 = bindings::POSTED_MSI_NOTIFICATIO
 
 /// The first system vector (`FIRST_SYSTEM_VECTOR`); device vectors lie below it.
 pub const FIRST_SYSTEM_VECTOR: u32 = bindings::FIRST_SYSTEM_VECTOR;
-
-/// Loops of the notification handler, the final pass after clearing ON included
-/// (`MAX_POSTED_MSI_COALESCING_LOOP`).
-pub const MAX_COALESCING_LOOP: u32 = 3;
 
 /// Bit of the control word: a notification is outstanding (`POSTED_INTR_ON`).
 const ON: u64 = 1 << bindings::POSTED_INTR_ON;
@@ -160,25 +160,25 @@ impl PiDesc {
         }
     }
 
-    /// Returns the posted-MSI descriptor of the current CPU (`posted_msi_pi_desc`).
+    /// Creates a reference to a [`PiDesc`] from a raw `struct pi_desc` pointer, for the code that
+    /// owns a descriptor the hardware uses: the notification handler with this CPU's
+    /// `posted_msi_pi_desc`.
     ///
-    /// Any context. The reference stays valid (per-CPU areas are never freed); use it from the
-    /// notification handler, or with preemption disabled, for it to stay this CPU's.
+    /// # Safety
     ///
-    /// Crate-private: the descriptor is live hardware state shared with the IOMMU, and a
-    /// [`PiDesc::harvest`] outside the notification handler would lose device interrupts. Only
-    /// the notification path reaches it.
-    #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
+    /// `ptr` points to a valid `struct pi_desc` that lives for `'a` and that nothing writes but
+    /// through atomic operations (the IOMMU and the [`PiDesc`] methods).
     #[inline]
-    pub(crate) fn this_cpu() -> &'static Self {
-        // SAFETY: The helper returns `this_cpu_ptr(&posted_msi_pi_desc)`, a valid, 64-byte
-        // aligned `struct pi_desc` in the per-CPU area, which lives for the kernel's lifetime;
-        // `PiDesc` has the same layout and only atomic (or never written) fields.
-        unsafe { &*bindings::posted_msi_pi_desc_this_cpu().cast::<Self>() }
+    pub unsafe fn from_raw<'a>(ptr: *mut bindings::pi_desc) -> &'a Self {
+        // SAFETY: `PiDesc` has `struct pi_desc`'s layout (checked above) and only atomic (or
+        // never written) fields; the caller guarantees validity for `'a`.
+        unsafe { &*ptr.cast::<Self>() }
     }
 
-    /// Returns the posted-MSI descriptor of `cpu`. Crate-private, as `PiDesc::this_cpu()`: for
-    /// the posting agent, which only posts.
+    /// Returns the posted-MSI descriptor of `cpu`, for the posting agent, which only posts.
+    ///
+    /// Crate-private: the descriptor is live hardware state shared with the IOMMU, and a
+    /// [`PiDesc::harvest`] outside the notification handler would lose device interrupts.
     #[cfg(CONFIG_X86_POSTED_MSI_AGENT)]
     pub(crate) fn of_cpu(cpu: CpuId) -> &'static Self {
         // SAFETY: As in `this_cpu`, for `per_cpu_ptr()` of a valid CPU id.
@@ -239,7 +239,7 @@ impl PiDesc {
     /// Returns whether any PIR bit is set, with the loads of [`PiDesc::harvest`]: what a harvest
     /// of an empty PIR does, without the copy.
     #[inline(always)]
-    fn pir_pending(&self) -> bool {
+    pub fn pir_pending(&self) -> bool {
         // SeqCst: as in `harvest()`; a plain `mov` on x86.
         self.pir.iter().fold(0, |acc, w| acc | w.load(SeqCst)) != 0
     }
@@ -308,123 +308,6 @@ impl PiDesc {
     }
 }
 
-/// Calls `handle` for every device vector set in a harvested PIR.
-#[inline(always)]
-fn handle_harvested(pir: &[u64; NR_PIR_WORDS], handle: &mut impl FnMut(Vector)) {
-    for (w, &word) in pir.iter().enumerate() {
-        let mut bits = word;
-        while bits != 0 {
-            let v = w as u32 * 64 + bits.trailing_zeros();
-            bits &= bits - 1;
-            if !(FIRST_EXTERNAL_VECTOR..FIRST_SYSTEM_VECTOR).contains(&v) {
-                continue;
-            }
-            if let Ok(v) = Vector::new(v) {
-                handle(v);
-            }
-        }
-    }
-}
-
-/// Harvests the PIR once and calls `handle` for every pending device vector
-/// (`handle_pending_pir`). Returns whether anything was pending.
-///
-/// Always inlined, as C's `__always_inline` one.
-#[inline(always)]
-fn handle_pending_pir(pid: &PiDesc, handle: &mut impl FnMut(Vector)) -> bool {
-    let mut pir = [0u64; NR_PIR_WORDS];
-    if !pid.harvest(&mut pir) {
-        return false;
-    }
-    handle_harvested(&pir, handle);
-    true
-}
-
-/// C's demux loop, for [`demux`] once a read of the PIR found vectors: up to
-/// [`MAX_COALESCING_LOOP`] - 1 harvests while vectors keep arriving, clear ON, one final harvest.
-///
-/// Out of line, so that the empty notification in [`demux`] needs no stack frame.
-#[inline(never)]
-fn demux_pending(pid: &PiDesc, handle: &mut impl FnMut(Vector)) {
-    for _ in 1..MAX_COALESCING_LOOP {
-        if !handle_pending_pir(pid, handle) {
-            break;
-        }
-    }
-    pid.clear_on();
-    // Clearing ON can race with a post: process the PIR once more so that the new vectors do not
-    // wait for the next notification.
-    handle_pending_pir(pid, handle);
-}
-
-/// [`demux`]'s final harvest after an empty first one: vectors posted while ON was cleared.
-#[inline(never)]
-fn demux_final(pid: &PiDesc, handle: &mut impl FnMut(Vector)) {
-    handle_pending_pir(pid, handle);
-}
-
-/// The demux loop of the posted-MSI notification handler: up to
-/// [`MAX_COALESCING_LOOP`] - 1 harvests while vectors keep arriving, then ON is cleared to
-/// re-arm notifications, then one final harvest for vectors that raced with clearing ON.
-///
-/// Calls `handle` once per harvested device vector (32..`FIRST_SYSTEM_VECTOR`). Hard IRQ
-/// context, interrupts disabled, on the CPU that owns `pid`; the caller EOIs the notification
-/// afterwards.
-///
-/// C source: `sysvec_posted_msi_notification()` in
-/// [`arch/x86/kernel/irq.c`](srctree/arch/x86/kernel/irq.c).
-///
-/// # Examples
-///
-/// ```
-/// use kernel::irq::posted::{demux, PiDesc, Vector};
-///
-/// let pid = PiDesc::new();
-/// pid.post(Vector::new(0x40)?);
-/// pid.post(Vector::new(0xa0)?);
-/// let mut seen = [0u32; 2];
-/// demux(&pid, |v| seen[usize::from(v.as_u32() == 0xa0)] += 1);
-/// assert_eq!(seen, [1, 1]);
-/// assert!(pid.pir_is_empty() && !pid.test_on());
-/// # Ok::<(), Error>(())
-/// ```
-#[inline(always)]
-pub fn demux(pid: &PiDesc, mut handle: impl FnMut(Vector)) {
-    // C's loop, with one read of the PIR more where it finds vectors. A harvest that finds the
-    // PIR empty only reads it, so the empty notification (its vectors already taken by a
-    // previous one's final harvest) is handled inline: read the PIR, clear ON, read it again.
-    // Anything found goes to the loop out of line, which harvests from the start: the empty
-    // notification needs no stack frame, register saves or PIR copy. The extra read cannot
-    // change what is harvested: only this CPU's notification handler clears PIR bits (posters
-    // only set them), and it does not nest.
-    if pid.pir_pending() {
-        demux_pending(pid, &mut handle);
-        return;
-    }
-    pid.clear_on();
-    // Clearing ON can race with a post: process the PIR once more so that the new vectors do not
-    // wait for the next notification.
-    if pid.pir_pending() {
-        demux_final(pid, &mut handle);
-    }
-}
-
-/// Runs the flow handler of the interrupt bound to `vector` on this CPU, as the local APIC
-/// entry does (`call_irq_handler`), with the interrupted registers of the current notification.
-///
-/// Hard IRQ context, from a notification handler between `irq_enter()` and `irq_exit()`.
-/// Exists with the Rust notification handler (`CONFIG_X86_POSTED_MSI_RUST`).
-/// Private: running a device's flow handler outside a notification would be a spurious
-/// interrupt of that device.
-#[cfg(CONFIG_X86_POSTED_MSI_RUST)]
-#[inline]
-fn call_irq_handler(vector: Vector, _irqs_off: &crate::interrupt::LocalInterruptDisabled) {
-    // SAFETY: `vector` is a device vector; the C function looks the descriptor up in this CPU's
-    // `vector_irq[]`, which interrupts being disabled keeps stable, and handles a missing one as
-    // a spurious interrupt.
-    unsafe { bindings::x86_posted_msi_call_irq_handler(vector.as_u32() as c_int) }
-}
-
 /// Sends the posted-MSI notification interrupt to `cpu`, as the IOMMU does after a post set ON:
 /// `POSTED_MSI_NOTIFICATION_VECTOR` (NV) to the CPU's APIC ID (NDST).
 ///
@@ -454,25 +337,6 @@ pub fn notification_count(cpu: CpuId) -> u32 {
 fn apic_eoi() {
     // SAFETY: Only tells the local APIC that the in-service interrupt is complete.
     unsafe { bindings::apic_eoi() }
-}
-
-/// The body of the posted-MSI notification handler: demultiplexes this CPU's posted MSIs
-/// ([`demux`] calling [`call_irq_handler`]) and EOIs the notification through `apic_eoi()`.
-///
-/// `sysvec_posted_msi_notification()`, the IDT entry, stays C/asm and does the entry
-/// bookkeeping: irq regs, the PMN count, `irq_enter()`/`irq_exit()`.
-///
-/// # Safety
-///
-/// Only called by `sysvec_posted_msi_notification()`: hard IRQ context, interrupts disabled,
-/// between `irq_enter()` and `irq_exit()`.
-#[cfg(CONFIG_X86_POSTED_MSI_RUST)]
-#[no_mangle]
-unsafe extern "C" fn rust_posted_msi_notification() {
-    // SAFETY: The notification handler runs with interrupts disabled (function's safety).
-    let irqs_off = unsafe { crate::interrupt::LocalInterruptDisabled::assume_disabled() };
-    demux(PiDesc::this_cpu(), |v| call_irq_handler(v, irqs_off));
-    apic_eoi();
 }
 
 /// Returns whether the Rust posted-MSI implementation is selected: `posted_msi=rust` (the
@@ -516,23 +380,6 @@ pub fn ack(locked: Option<&crate::irq::LockedIrqData>) {
     if !notification_active() {
         apic_eoi();
     }
-}
-
-/// The Rust posted-MSI ack for C chips: `intel_ack_posted_msi_irq()` calls it when the Rust
-/// implementation is selected (`posted_msi=rust`, the default).
-///
-/// # Safety
-///
-/// Only called by `intel_ack_posted_msi_irq()`, as an `irq_ack` callback that genirq invoked,
-/// with a valid `irq_data`.
-#[cfg(CONFIG_X86_POSTED_MSI_RUST)]
-#[no_mangle]
-unsafe extern "C" fn rust_intel_ack_posted_msi_irq(irqd: *mut bindings::irq_data) {
-    // SAFETY: genirq passes the valid `irq_data` of the interrupt being acked.
-    let irqd = unsafe { crate::irq::IrqData::from_raw(irqd) };
-    // SAFETY: Called as the `irq_ack` genirq invoked for `irqd` (the function's safety
-    // requirements).
-    ack(unsafe { crate::irq::LockedIrqData::in_locked_flow(irqd) })
 }
 
 #[cfg(CONFIG_X86_POSTED_MSI_KUNIT_TEST)]
@@ -583,101 +430,6 @@ mod tests {
         assert!(pid.harvest(&mut out));
         assert_eq!(out, [1 << 0x20, 1 << 0x3f, 1, 1 << 3 | 1 << 0x3f]);
         assert!(pid.pir_is_empty());
-        Ok(())
-    }
-
-    #[test]
-    fn demux_delivers_each_vector_once_and_skips_system_vectors() -> Result {
-        let pid = PiDesc::new();
-        let mut hits = [0u32; 256];
-        for v in (0x20..=0xff).step_by(3) {
-            pid.post(Vector::new(v)?);
-        }
-        demux(&pid, |v| hits[v.as_u32() as usize] += 1);
-        for v in 0..256u32 {
-            let want = u32::from(
-                (FIRST_EXTERNAL_VECTOR..FIRST_SYSTEM_VECTOR).contains(&v) && (v - 0x20) % 3 == 0,
-            );
-            assert_eq!(hits[v as usize], want);
-        }
-        assert!(pid.pir_is_empty());
-        assert!(!pid.test_on());
-        Ok(())
-    }
-
-    #[test]
-    fn empty_notification_clears_on_and_handles_nothing() -> Result {
-        let pid = PiDesc::new();
-        assert!(pid.post(Vector::new(0x40)?));
-        // A previous notification's final harvest took the vector; ON is still set.
-        let mut pir = [0u64; NR_PIR_WORDS];
-        assert!(pid.harvest(&mut pir));
-        let mut calls = 0;
-        demux(&pid, |_| calls += 1);
-        assert_eq!(calls, 0);
-        assert!(!pid.test_on() && pid.pir_is_empty());
-        Ok(())
-    }
-
-    #[test]
-    fn final_harvest_takes_what_arrived_after_clear_on() -> Result {
-        let pid = PiDesc::new();
-        pid.set_pir(Vector::new(0x41)?);
-        let mut seen = [0u32; 256];
-        demux_final(&pid, &mut |v: Vector| seen[v.as_u32() as usize] += 1);
-        assert_eq!(seen[0x41], 1);
-        assert_eq!(seen.iter().sum::<u32>(), 1);
-        assert!(pid.pir_is_empty());
-        Ok(())
-    }
-
-    #[test]
-    fn at_most_two_harvests_before_on_is_cleared() -> Result {
-        // A vector that re-posts itself on every run: as in C, it runs twice with ON set, once
-        // after ON was cleared, and that run's post finds ON clear and notifies.
-        let pid = PiDesc::new();
-        let v = Vector::new(0x50)?;
-        assert!(pid.post(v));
-        let (mut with_on, mut without_on, mut notified) = (0u32, 0u32, 0u32);
-        demux(&pid, |v| {
-            if pid.test_on() {
-                with_on += 1;
-            } else {
-                without_on += 1;
-            }
-            notified += u32::from(pid.post(v));
-        });
-        assert_eq!((with_on, without_on, notified), (2, 1, 1));
-        assert!(pid.test_pir(v) && pid.test_on());
-        Ok(())
-    }
-
-    #[test]
-    fn vector_posted_during_demux_is_not_lost() -> Result {
-        let pid = PiDesc::new();
-        let mut hits = [0u32; 256];
-        let mut notifications = u32::from(pid.post(Vector::new(0x40)?));
-        let mut rounds = 0;
-        // Each handled vector posts the next one, as a device raising MSIs back to back does:
-        // 0x40 -> 0x41 -> ... -> 0x45. Posts made while ON is set send no notification; one
-        // made after the final harvest finds ON clear and notifies, which is the next round.
-        while !pid.pir_is_empty() {
-            rounds += 1;
-            demux(&pid, |v| {
-                hits[v.as_u32() as usize] += 1;
-                if v.as_u32() < 0x45 {
-                    if let Ok(next) = Vector::new(v.as_u32() + 1) {
-                        notifications += u32::from(pid.post(next));
-                    }
-                }
-            });
-        }
-        assert!(hits[0x40..=0x45].iter().all(|h| *h == 1));
-        assert_eq!(hits.iter().sum::<u32>(), 6);
-        // Every notification was one demux round, and the chain needed fewer than its length.
-        assert_eq!(rounds, notifications);
-        assert!(notifications < 6);
-        assert!(!pid.test_on());
         Ok(())
     }
 }

@@ -1,23 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! VT-d interrupt remapping: the posted-MSI interrupt chip, "INTEL-IR-POST", in Rust.
+//! The IRTE operations of VT-d interrupt remapping, seen from the Rust posted-MSI chip: the
+//! only `unsafe` code of the chip, calls into `irq_remapping.c`.
 //!
-//! With posted MSIs (`intremap=posted_msi`, every IOMMU capable of posting), VT-d's interrupt
-//! remapping installs this chip instead of "INTEL-IR" on PCI MSI/MSI-X interrupts: the same
-//! IRTE handling, but an `ack` without EOI, since posted MSIs never reach the local APIC's IRR
-//! and the notification handler EOIs once for a whole burst. The IRTE operations stay the C
-//! functions of `irq_remapping.c`, reached through [`IntelIrData`](crate::irq::vtd::IntelIrData).
-//!
-//! C source: `intel_ir_chip_post_msi` in
-//! [`drivers/iommu/intel/irq_remapping.c`](srctree/drivers/iommu/intel/irq_remapping.c).
+//! C source: [`drivers/iommu/intel/irq_remapping.c`](srctree/drivers/iommu/intel/irq_remapping.c).
 
-use crate::{
+use kernel::{
+    bindings,
     cpumask::Cpumask,
     error::to_result,
     irq::{
-        posted,
-        Chip,
-        ChipVtable,
         IrqData,
         LockedIrqData,
         MsiMsg,
@@ -36,7 +28,7 @@ use crate::{
 /// A reference to it is only ever handed to the callbacks of a chip the VT-d interrupt-remapping
 /// code installed, as the `chip_data` of the `irq_data` they receive.
 #[repr(transparent)]
-pub struct IntelIrData(Opaque<u8>);
+pub(crate) struct IntelIrData(Opaque<u8>);
 
 // SAFETY: The Rust side never reads or writes the data itself; the C functions it calls run with
 // the interrupt's descriptor lock held, as for the C chip.
@@ -56,7 +48,7 @@ impl IntelIrData {
 
     /// Moves the interrupt: the parent (vector) domain assigns the new vector, then the IRTE is
     /// rewritten and the old vector cleaned up (`intel_ir_set_affinity`).
-    pub fn set_affinity(
+    pub(crate) fn set_affinity(
         &self,
         irqd: &LockedIrqData,
         mask: &Cpumask,
@@ -79,7 +71,7 @@ impl IntelIrData {
     /// Returns the MSI message that targets the interrupt's IRTE (`intel_ir_compose_msi_msg`).
     ///
     /// Leaves `msg` untouched for an `irqd` whose chip data is not `self`.
-    pub fn compose_msi_msg(&self, irqd: &IrqData, msg: &mut MsiMsg) {
+    pub(crate) fn compose_msi_msg(&self, irqd: &IrqData, msg: &mut MsiMsg) {
         if self.check(irqd).is_err() {
             return;
         }
@@ -94,49 +86,9 @@ impl IntelIrData {
     }
 
     /// Posts the interrupt to a vCPU, or back to the host (`intel_ir_set_vcpu_affinity`).
-    pub fn set_vcpu_affinity(&self, irqd: &IrqData, vcpu: VcpuInfo) -> Result {
+    pub(crate) fn set_vcpu_affinity(&self, irqd: &IrqData, vcpu: VcpuInfo) -> Result {
         self.check(irqd)?;
         // SAFETY: As in `set_affinity`; `vcpu` is the pointer genirq passed to the chip.
         to_result(unsafe { bindings::intel_ir_set_vcpu_affinity(irqd.as_raw(), vcpu.as_raw()) })
     }
-}
-
-/// The posted-MSI chip of VT-d interrupt remapping.
-struct IntelIrPostMsi;
-
-#[vtable]
-impl Chip for IntelIrPostMsi {
-    type Data = IntelIrData;
-    const NAME: &'static CStr = c"INTEL-IR-POST";
-
-    /// Applies a pending affinity change; no EOI (see [`posted::ack`]).
-    fn ack(_ir: &IntelIrData, _irqd: &IrqData, locked: Option<&LockedIrqData>) {
-        posted::ack(locked)
-    }
-
-    fn set_affinity(
-        ir: &IntelIrData,
-        irqd: &LockedIrqData,
-        mask: &Cpumask,
-        force: bool,
-    ) -> Result<SetAffinity> {
-        ir.set_affinity(irqd, mask, force)
-    }
-
-    fn compose_msi_msg(ir: &IntelIrData, irqd: &IrqData, msg: &mut MsiMsg) {
-        ir.compose_msi_msg(irqd, msg)
-    }
-
-    fn set_vcpu_affinity(ir: &IntelIrData, irqd: &IrqData, vcpu: VcpuInfo) -> Result {
-        ir.set_vcpu_affinity(irqd, vcpu)
-    }
-}
-
-/// Returns the constant `struct irq_chip` that `intel_irq_remapping_alloc()` installs on posted
-/// MSIs, with their `struct intel_ir_data` as chip data.
-///
-/// Any context.
-#[no_mangle]
-extern "C" fn rust_intel_ir_post_msi_chip() -> *const bindings::irq_chip {
-    ChipVtable::<IntelIrPostMsi>::build()
 }

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! VT-d interrupt remapping: the posted-MSI interrupt chip, "INTEL-IR-POST", in Rust.
+//!
+//! With posted MSIs (`intremap=posted_msi`, every IOMMU capable of posting), VT-d's interrupt
+//! remapping installs this chip instead of "INTEL-IR" on PCI MSI/MSI-X interrupts: the same
+//! IRTE handling, but an `ack` without EOI, since posted MSIs never reach the local APIC's IRR
+//! and the notification handler EOIs once for a whole burst. `intel_irq_remapping_alloc()`
+//! installs it when the Rust implementation is selected (`posted_msi=rust`, the default).
+//!
+//! The IRTE operations stay the C functions of `irq_remapping.c`; [`irq_remapping_irte`], the
+//! only `unsafe` code here, calls them.
+//!
+//! C source: `intel_ir_chip_post_msi` in
+//! [`drivers/iommu/intel/irq_remapping.c`](srctree/drivers/iommu/intel/irq_remapping.c).
+
+use kernel::{
+    cpumask::Cpumask,
+    irq::{
+        posted,
+        Chip,
+        ChipVtable,
+        IrqData,
+        LockedIrqData,
+        MsiMsg,
+        SetAffinity,
+        VcpuInfo, //
+    },
+    module::BuiltIn as LocalModule,
+    prelude::*, //
+};
+
+mod irq_remapping_irte;
+
+use irq_remapping_irte::IntelIrData;
+
+/// The posted-MSI chip of VT-d interrupt remapping.
+struct IntelIrPostMsi;
+
+#[vtable]
+impl Chip for IntelIrPostMsi {
+    type Data = IntelIrData;
+    const NAME: &'static CStr = c"INTEL-IR-POST";
+
+    /// Applies a pending affinity change; no EOI (see [`posted::ack`]).
+    fn ack(_ir: &IntelIrData, _irqd: &IrqData, locked: Option<&LockedIrqData>) {
+        posted::ack(locked)
+    }
+
+    fn set_affinity(
+        ir: &IntelIrData,
+        irqd: &LockedIrqData,
+        mask: &Cpumask,
+        force: bool,
+    ) -> Result<SetAffinity> {
+        ir.set_affinity(irqd, mask, force)
+    }
+
+    fn compose_msi_msg(ir: &IntelIrData, irqd: &IrqData, msg: &mut MsiMsg) {
+        ir.compose_msi_msg(irqd, msg)
+    }
+
+    fn set_vcpu_affinity(ir: &IntelIrData, irqd: &IrqData, vcpu: VcpuInfo) -> Result {
+        ir.set_vcpu_affinity(irqd, vcpu)
+    }
+}
+
+/// Returns the constant `struct irq_chip` that `intel_irq_remapping_alloc()` installs on posted
+/// MSIs, with their `struct intel_ir_data` as chip data.
+///
+/// Any context.
+#[no_mangle]
+pub extern "C" fn rust_intel_ir_post_msi_chip() -> *const kernel::bindings::irq_chip {
+    ChipVtable::<IntelIrPostMsi>::build()
+}
