@@ -18,21 +18,17 @@
 
 use crate::{
     cpu::CpuId,
-    prelude::*, //
-};
-use core::{
-    mem::{
-        align_of,
-        offset_of,
-        size_of, //
-    },
+    prelude::*,
     sync::atomic::{
-        AtomicU32, AtomicU64,
-        Ordering::{
-            Relaxed,
-            SeqCst, //
-        },
-    },
+        Atomic,
+        Full,
+        Relaxed, //
+    }, //
+};
+use core::mem::{
+    align_of,
+    offset_of,
+    size_of, //
 };
 
 /// Number of 64-bit words of the PIR (`NR_PIR_WORDS`): 256 vectors.
@@ -98,10 +94,10 @@ impl Vector {
 /// Every field the IOMMU or another CPU writes is an atomic, so all operations take `&self`.
 /// The layout is checked against C's `struct pi_desc` at compile time.
 ///
-/// The fields are `core` atomics: this is x86-only code on the notification hot path, where they
-/// compile to exactly what C uses (`mov` for `READ_ONCE()`, `xchg`, `lock`-prefixed bit
-/// operations and `cmpxchg`), while `kernel::sync::atomic` would call an out-of-line C helper for
-/// every access in this build.
+/// The fields are [`kernel::sync::atomic`](crate::sync::atomic) atomics, on the kernel's memory
+/// model like the C bitops and `READ_ONCE()`/`arch_xchg()` that C uses on the same memory. With
+/// `CONFIG_RUST_INLINE_HELPERS` their C helpers are inlined: the notification path compiles to
+/// what C's does (`mov` loads, `xchg`, a `lock and` to clear ON).
 ///
 /// # Examples
 ///
@@ -127,10 +123,10 @@ impl Vector {
 /// ```
 #[repr(C, align(64))]
 pub struct PiDesc {
-    pir: [AtomicU64; NR_PIR_WORDS],
+    pir: [Atomic<u64>; NR_PIR_WORDS],
     /// `notifications` (ON, SN) in bits 0..16, NV in 16..24, NDST in 32..64.
-    control: AtomicU64,
-    rsvd: [AtomicU32; 6],
+    control: Atomic<u64>,
+    rsvd: [Atomic<u32>; 6],
 }
 
 // The layout is C's `struct pi_desc`.
@@ -154,9 +150,9 @@ impl PiDesc {
     /// Returns an empty descriptor (no PIR bit, ON and SN clear, NV and NDST 0).
     pub const fn new() -> Self {
         Self {
-            pir: [const { AtomicU64::new(0) }; NR_PIR_WORDS],
-            control: AtomicU64::new(0),
-            rsvd: [const { AtomicU32::new(0) }; 6],
+            pir: [const { Atomic::new(0) }; NR_PIR_WORDS],
+            control: Atomic::new(0),
+            rsvd: [const { Atomic::new(0) }; 6],
         }
     }
 
@@ -201,15 +197,15 @@ impl PiDesc {
     /// context.
     #[inline]
     pub fn test_and_set_on_unless_sn(&self) -> bool {
-        // SeqCst: this load and the handler's harvest after clearing ON form a store-buffering
-        // pair (PIR write then ON read here, ON write then PIR read there). On x86 a SeqCst load
-        // is a plain `mov`, as C's `READ_ONCE()`.
-        let mut c = self.control.load(SeqCst);
+        // This load and the handler's harvest after clearing ON form a store-buffering pair (PIR
+        // write then ON read here, ON write then PIR read there): the fully ordered PIR update
+        // of `set_pir()` orders the PIR write before this read, as the posting CPU or IOMMU does.
+        let mut c = self.control.load(Relaxed);
         loop {
             if c & (ON | SN) != 0 {
                 return false;
             }
-            match self.control.compare_exchange(c, c | ON, SeqCst, Relaxed) {
+            match self.control.cmpxchg(c, c | ON, Full) {
                 Ok(_) => return true,
                 Err(now) => c = now,
             }
@@ -220,7 +216,8 @@ impl PiDesc {
     #[inline]
     pub fn set_pir(&self, vector: Vector) -> bool {
         let (w, bit) = vector.word_bit();
-        self.pir[w].fetch_or(bit, SeqCst) & bit == 0
+        // Fully ordered, as C's `test_and_set_bit()`.
+        self.pir[w].fetch_or(bit, Full) & bit == 0
     }
 
     /// Returns whether the PIR bit of `vector` is set.
@@ -240,8 +237,8 @@ impl PiDesc {
     /// of an empty PIR does, without the copy.
     #[inline(always)]
     pub fn pir_pending(&self) -> bool {
-        // SeqCst: as in `harvest()`; a plain `mov` on x86.
-        self.pir.iter().fold(0, |acc, w| acc | w.load(SeqCst)) != 0
+        // `READ_ONCE()`s, as in `harvest()`.
+        self.pir.iter().fold(0, |acc, w| acc | w.load(Relaxed)) != 0
     }
 
     /// Moves the PIR into `out` (`pi_harvest_pir`): reads all words, then exchanges only the
@@ -252,8 +249,8 @@ impl PiDesc {
     pub fn harvest(&self, out: &mut [u64; NR_PIR_WORDS]) -> bool {
         let mut pending = 0;
         for (o, w) in out.iter_mut().zip(&self.pir) {
-            // SeqCst: pairs with `post()` (see there); a plain `mov` on x86.
-            *o = w.load(SeqCst);
+            // `READ_ONCE()`, as `pi_harvest_pir()`.
+            *o = w.load(Relaxed);
             pending |= *o;
         }
         if pending == 0 {
@@ -261,7 +258,8 @@ impl PiDesc {
         }
         for (o, w) in out.iter_mut().zip(&self.pir) {
             if *o != 0 {
-                *o = w.swap(0, SeqCst);
+                // Fully ordered, as C's `arch_xchg()`.
+                *o = w.xchg(0, Full);
             }
         }
         true
@@ -270,7 +268,11 @@ impl PiDesc {
     /// Clears ON, re-arming notifications (`pi_clear_on`).
     #[inline]
     pub fn clear_on(&self) {
-        self.control.fetch_and(!ON, SeqCst);
+        // `clear_bit()`, as `pi_clear_on()`: an unordered RMW in the LKMM, but this is x86 code,
+        // and on x86 the `lock and` is a full barrier: the handler's PIR reads after it cannot
+        // pass it (the other half of the store-buffering pair of `test_and_set_on_unless_sn()`),
+        // which C's handler relies on as well.
+        self.control.andnot(ON, Relaxed);
     }
 
     /// Returns whether a notification is outstanding (`pi_test_on`).
@@ -286,12 +288,12 @@ impl PiDesc {
 
     /// Suppresses notifications (`pi_set_sn`); posts still set PIR bits.
     pub fn suppress(&self) {
-        self.control.fetch_or(SN, SeqCst);
+        self.control.or(SN, Relaxed);
     }
 
     /// Re-enables notifications (`pi_clear_sn`). Bits posted meanwhile stay in the PIR.
     pub fn unsuppress(&self) {
-        self.control.fetch_and(!SN, SeqCst);
+        self.control.andnot(SN, Relaxed);
     }
 
     /// Returns the notification vector (NV).
