@@ -8,6 +8,7 @@
 #include <linux/irqchip/chained_irq.h>
 #include <linux/irqdesc.h>
 #include <linux/irqdomain.h>
+#include <linux/module.h>
 #include <linux/msi.h>
 
 __rust_helper u32 rust_helper_irqd_get_trigger_type(struct irq_data *d)
@@ -138,4 +139,15 @@ __rust_helper bool rust_helper_irq_data_flow_holds_desc_lock(struct irq_data *d)
 	       || flow == handle_edge_eoi_irq
 #endif
 	       ;
+}
+
+/* For the module references of Rust domains, chained handlers and posted-MSI agent lines. */
+__rust_helper bool rust_helper_try_module_get(struct module *module)
+{
+	return try_module_get(module);
+}
+
+__rust_helper void rust_helper_module_put(struct module *module)
+{
+	module_put(module);
 }

@@ -132,7 +132,7 @@ struct Setup {
 }
 
 impl Setup {
-    fn new() -> Result<Self> {
+    fn new(module: &'static ThisModule) -> Result<Self> {
         let target = CpuId::from_u32(module_parameters::target_cpu.value()).ok_or(EINVAL)?;
         let agent = CpuId::from_u32(module_parameters::agent_cpu.value()).ok_or(EINVAL)?;
         let n = module_parameters::vectors.value();
@@ -148,7 +148,7 @@ impl Setup {
                 work_ns: AtomicU32::new(0),
             });
             lines.push(
-                PostedIrq::new(&domain, target, c"rust_posted_msi_load", line)?,
+                PostedIrq::new(module, &domain, target, c"rust_posted_msi_load", line)?,
                 GFP_KERNEL,
             )?;
         }
@@ -277,7 +277,7 @@ impl Setup {
     }
 }
 
-fn measure() -> Result {
+fn measure(module: &'static ThisModule) -> Result {
     let implementation = if posted::rust_selected() { "rust" } else { "c" };
     let msis = module_parameters::msis.value();
     let work_ns = module_parameters::work_ns.value();
@@ -293,7 +293,7 @@ fn measure() -> Result {
         return Err(EINVAL);
     }
     let gaps = [0, gap(1)?, gap(2)?, gap(4)?, gap(16)?];
-    let setup = Setup::new()?;
+    let setup = Setup::new(module)?;
     pr_info!(
         "impl={implementation} target_cpu={} agent_cpu={} vectors={}\n",
         setup.target.as_u32(),
@@ -321,12 +321,12 @@ fn measure() -> Result {
 struct PostedMsiLoad;
 
 impl kernel::Module for PostedMsiLoad {
-    fn init(_module: &'static ThisModule) -> Result<Self> {
+    fn init(module: &'static ThisModule) -> Result<Self> {
         if !module_parameters::run.value() {
             pr_info!("not run; load with run=1 (built in: rust_posted_msi_load.run=1)\n");
             return Ok(Self);
         }
-        measure().inspect_err(|e| pr_err!("failed: {e:?}\n"))?;
+        measure(module).inspect_err(|e| pr_err!("failed: {e:?}\n"))?;
         Ok(Self)
     }
 }

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of posted-MSI delivery, with an in-kernel posting agent.
+ * KUnit tests of posted-MSI delivery, with the in-kernel posting agent.
  *
- * QEMU's intel-iommu never emulates posted interrupts, so this test plays the IOMMU. Test
- * interrupts are allocated from the x86 vector domain below a "POSTED-TEST" chip that acks like
- * INTEL-IR-POST (intel_ack_posted_msi_irq(): affinity moves, no EOI). The agent posts their
- * vectors into the target CPU's posted-interrupt descriptor exactly as VT-d does: atomically set
- * the PIR bit, then set ON unless ON or SN is set, and send the notification IPI on
- * POSTED_MSI_NOTIFICATION_VECTOR only when it set ON. Reading the target (CPU, vector) and
- * posting happen under the descriptor lock, as the IOMMU reads an IRTE that affinity changes
- * update atomically.
+ * QEMU's intel-iommu never emulates posted interrupts, so software plays the IOMMU: the posting
+ * agent of rust/kernel/irq/posted_agent.rs, the same one the Rust tests and the load generator
+ * use. Its interrupts come from the x86 vector domain below a "POSTED-AGENT" chip that acks like
+ * INTEL-IR-POST (intel_ack_posted_msi_irq(): deferred affinity moves, no EOI) and keeps a
+ * remapping entry (CPU, vector) per interrupt. A post does what VT-d does for an MSI that hits a
+ * posted IRTE: atomically set the PIR bit, then set ON unless ON or SN is set, and send the
+ * notification IPI on POSTED_MSI_NOTIFICATION_VECTOR only when it set ON. This suite requests
+ * and counts the interrupts itself.
  *
  * Every case runs against both notification handlers, the Rust one (with
  * CONFIG_X86_POSTED_MSI_RUST) and upstream's C one, in one boot: the case's parameter selects
@@ -47,111 +47,33 @@ struct pmsi_line {
 	struct pmsi_line *next;
 };
 
-static struct irq_domain *pmsi_domain;
+static void *pmsi_agent;		/* the posting agent's domain */
 static atomic_t pmsi_notifications;	/* notification IPIs the agent sent */
 
 /*
- * Like intel_ir_set_affinity(): the parent assigns the new vector, the "IRTE" (the vector
- * configuration the agent reads under the descriptor lock) now points there, so the previous
- * vector can be cleaned up once it is no longer pending in the IRR or the PIR.
- */
-static int pmsi_set_affinity(struct irq_data *d, const struct cpumask *mask, bool force)
-{
-	struct irq_data *parent = d->parent_data;
-	int ret;
-
-	ret = parent->chip->irq_set_affinity(parent, mask, force);
-	if (ret < 0 || ret == IRQ_SET_MASK_OK_DONE)
-		return ret;
-	vector_schedule_cleanup(irqd_cfg(d));
-	return IRQ_SET_MASK_OK_DONE;
-}
-
-/*
- * The test interrupts model MSIs without per-vector masking. __irq_move_irq() calls the top
- * chip's irq_mask/irq_unmask around a deferred affinity change, so they must exist.
- */
-static void pmsi_mask_noop(struct irq_data *d)
-{
-}
-
-/* Stands in for the VT-d chip data (struct intel_ir_data); the posted-MSI ack never reads it. */
-static u8 pmsi_chip_data;
-
-/*
- * Affinity changes are deferred to the next interrupt's ack, as for the PCI/MSI chip above
- * INTEL-IR-POST (x86_init_dev_msi_info() sets IRQCHIP_MOVE_DEFERRED): the posted-MSI ack must
- * apply them (irq_move_irq()).
- */
-static struct irq_chip pmsi_chip = {
-	.name			= "POSTED-TEST",
-	.flags			= IRQCHIP_MOVE_DEFERRED,
-	.irq_ack		= intel_ack_posted_msi_irq,
-	.irq_mask		= pmsi_mask_noop,
-	.irq_unmask		= pmsi_mask_noop,
-	.irq_set_affinity	= pmsi_set_affinity,
-	.irq_retrigger		= irq_chip_retrigger_hierarchy,
-};
-
-static int pmsi_domain_alloc(struct irq_domain *d, unsigned int virq, unsigned int nr, void *arg)
-{
-	unsigned int i;
-	int ret;
-
-	ret = irq_domain_alloc_irqs_parent(d, virq, nr, arg);
-	if (ret)
-		return ret;
-	for (i = 0; i < nr; i++)
-		irq_domain_set_info(d, virq + i, virq + i, &pmsi_chip, &pmsi_chip_data,
-				    handle_edge_irq, NULL, "edge");
-	return 0;
-}
-
-static const struct irq_domain_ops pmsi_domain_ops = {
-	.alloc	= pmsi_domain_alloc,
-	.free	= irq_domain_free_irqs_common,
-};
-
-/*
  * Post @vector to @cpu's descriptor as VT-d does. Returns -EINVAL for a vector outside
- * 32..255, 1 if a notification was sent, 0 if not. *@newly tells whether the PIR bit was clear.
+ * 32..255 or an invalid CPU, 1 if a notification was sent, 0 if not. *@newly tells whether the
+ * PIR bit was clear.
  */
 static int pmsi_post_vector(unsigned int cpu, unsigned int vector, bool *newly)
 {
-	struct pi_desc *pid;
-	u64 old;
+	int ret = posted_msi_agent_post_vector(cpu, vector, newly);
 
-	if (vector < FIRST_EXTERNAL_VECTOR || vector >= NR_VECTORS || cpu >= nr_cpu_ids)
-		return -EINVAL;
-	pid = per_cpu_ptr(&posted_msi_pi_desc, cpu);
-	*newly = !test_and_set_bit(vector, pid->pir);
-
-	old = READ_ONCE(pid->control);
-	do {
-		if (old & (BIT(POSTED_INTR_ON) | BIT(POSTED_INTR_SN)))
-			return 0;
-	} while (!try_cmpxchg64(&pid->control, &old, old | BIT(POSTED_INTR_ON)));
-
-	__apic_send_IPI(cpu, POSTED_MSI_NOTIFICATION_VECTOR);
-	atomic_inc(&pmsi_notifications);
-	return 1;
+	if (ret == 1)
+		atomic_inc(&pmsi_notifications);
+	return ret;
 }
 
 /* Post @line's MSI to wherever its interrupt is routed now. */
 static int pmsi_post(struct pmsi_line *line)
 {
-	struct irq_desc *desc = irq_to_desc(line->virq);
-	struct irq_data *d = irq_desc_get_irq_data(desc);
-	unsigned long flags;
 	bool newly = false;
-	int ret;
+	int ret = posted_msi_agent_post(line->virq, &newly);
 
-	raw_spin_lock_irqsave(&desc->lock, flags);
-	ret = pmsi_post_vector(cpumask_first(irq_data_get_effective_affinity_mask(d)),
-			       irqd_cfg(d)->vector, &newly);
 	if (newly)
 		atomic_inc(&line->posted);
-	raw_spin_unlock_irqrestore(&desc->lock, flags);
+	if (ret == 1)
+		atomic_inc(&pmsi_notifications);
 	return ret;
 }
 
@@ -237,10 +159,8 @@ static bool pmsi_boot_rust;	/* the implementation selected at boot, restored at 
 #endif
 
 /*
- * Selects the case's implementation: the notification handler's body and the ack. With the
- * Rust one, the test chip acks through the Rust INTEL-IR-POST chip's own irq_ack (its irq_chip
- * trampoline); with C, through intel_ack_posted_msi_irq(), which is then the C ack. No test
- * interrupt is allocated between cases, so the chip can change here.
+ * Selects the case's implementation: the notification handler's body and the ack (the agent's
+ * chip acks through intel_ack_posted_msi_irq(), which calls the selected one).
  */
 static int pmsi_case_init(struct kunit *test)
 {
@@ -251,49 +171,30 @@ static int pmsi_case_init(struct kunit *test)
 #ifdef CONFIG_X86_POSTED_MSI_RUST
 	x86_posted_msi_select(impl->rust);
 	KUNIT_ASSERT_EQ(test, x86_posted_msi_use_rust(), impl->rust);
-#ifdef CONFIG_INTEL_IOMMU
-	pmsi_chip.irq_ack = impl->rust ? rust_intel_ir_post_msi_chip()->irq_ack :
-			    intel_ack_posted_msi_irq;
-#endif
 #endif
 	return 0;
 }
 
 static int pmsi_suite_init(struct kunit_suite *suite)
 {
-	struct fwnode_handle *fwnode;
-
 #ifdef CONFIG_X86_POSTED_MSI_RUST
 	pmsi_boot_rust = x86_posted_msi_use_rust();
 #endif
 	if (num_online_cpus() < 2 || !x86_vector_domain)
 		return 0;
-	fwnode = irq_domain_alloc_named_fwnode("posted-msi-test");
-	if (!fwnode)
-		return -ENOMEM;
-	pmsi_domain = irq_domain_create_hierarchy(x86_vector_domain, 0, 0, fwnode,
-						  &pmsi_domain_ops, NULL);
-	if (!pmsi_domain) {
-		irq_domain_free_fwnode(fwnode);
-		return -ENOMEM;
-	}
-	return 0;
+	pmsi_agent = posted_msi_agent_create();
+	return pmsi_agent ? 0 : -ENOMEM;
 }
 
 static void pmsi_suite_exit(struct kunit_suite *suite)
 {
-	struct fwnode_handle *fwnode;
-
 #ifdef CONFIG_X86_POSTED_MSI_RUST
 	x86_posted_msi_select(pmsi_boot_rust);
-	pmsi_chip.irq_ack = intel_ack_posted_msi_irq;
 #endif
-	if (!pmsi_domain)
+	if (!pmsi_agent)
 		return;
-	fwnode = pmsi_domain->fwnode;
-	irq_domain_remove(pmsi_domain);
-	irq_domain_free_fwnode(fwnode);
-	pmsi_domain = NULL;
+	posted_msi_agent_destroy(pmsi_agent);
+	pmsi_agent = NULL;
 }
 
 static void pmsi_lines_free(void *data)
@@ -306,7 +207,7 @@ static void pmsi_lines_free(void *data)
 			continue;
 		if (lines[i].requested)
 			free_irq(lines[i].virq, &lines[i]);
-		irq_domain_free_irqs(lines[i].virq, 1);
+		posted_msi_agent_free(lines[i].virq);
 	}
 }
 
@@ -325,17 +226,15 @@ static struct pmsi_line *pmsi_lines_req(struct kunit *test, int n, unsigned int 
 					bool threaded)
 {
 	struct pmsi_line *lines;
-	struct irq_alloc_info info;
 	int i, virq, ret;
 
-	if (!pmsi_domain)
+	if (!pmsi_agent)
 		kunit_skip(test, "needs 2 CPUs and the x86 vector domain");
 	lines = kunit_kcalloc(test, PMSI_MAX_LINES, sizeof(*lines), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, lines);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pmsi_lines_free, lines), 0);
 	for (i = 0; i < n; i++) {
-		init_irq_alloc_info(&info, cpumask_of(cpu));
-		virq = irq_domain_alloc_irqs(pmsi_domain, 1, NUMA_NO_NODE, &info);
+		virq = posted_msi_agent_alloc(pmsi_agent, cpu);
 		KUNIT_ASSERT_GT(test, virq, 0);
 		lines[i].virq = virq;
 		if (threaded)
@@ -388,6 +287,7 @@ static void pmsi_out_of_range_vector(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pmsi_post_vector(0, NR_VECTORS, &newly), -EINVAL);
 	KUNIT_EXPECT_EQ(test, pmsi_post_vector(0, UINT_MAX, &newly), -EINVAL);
 	KUNIT_EXPECT_EQ(test, pmsi_post_vector(nr_cpu_ids, 0x40, &newly), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pmsi_post_vector(UINT_MAX, 0x40, &newly), -EINVAL);
 	KUNIT_EXPECT_FALSE(test, newly);
 	KUNIT_EXPECT_EQ(test, memcmp(before, pid->pir, sizeof(before)), 0);
 }
@@ -664,6 +564,8 @@ static void pmsi_deferred_move(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, irq_set_affinity(lines[0].virq, cpumask_of(0)), 0);
 	KUNIT_EXPECT_TRUE(test, irqd_is_setaffinity_pending(d));
 	KUNIT_EXPECT_EQ(test, cpumask_first(irq_data_get_effective_affinity_mask(d)), 1);
+	/* An interrupt of another chip is not the agent's to post. */
+	KUNIT_EXPECT_EQ(test, posted_msi_agent_post(0, &(bool){ false }), -EINVAL);
 
 	/* Delivered on CPU1; its ack moves the line. */
 	KUNIT_EXPECT_GE(test, pmsi_post(&lines[0]), 0);

@@ -132,6 +132,22 @@ impl IrqData {
         }
     }
 
+    /// Returns the chip data of this level if chip `C` is installed on it: per-interrupt data that
+    /// [`Allocator::set_info_boxed`](super::Allocator::set_info_boxed) installed, or a domain's
+    /// host data. `None` for another chip or no data.
+    ///
+    /// The reference lives as long as `self`: chip data outlives the interrupt's use of the chip.
+    pub fn chip_data<C: super::Chip>(&self) -> Option<&C::Data> {
+        // SAFETY: `self.0` is valid (type invariant).
+        let (chip, data) = unsafe { ((*self.as_raw()).chip, (*self.as_raw()).chip_data) };
+        if !core::ptr::eq(chip, super::ChipVtable::<C>::build()) || data.is_null() {
+            return None;
+        }
+        // SAFETY: `ChipVtable::<C>` is installed here, so the chip data is a `C::Data` that
+        // outlives the installation (the contract of `ChipVtable`'s installers).
+        Some(unsafe { &*data.cast::<C::Data>() })
+    }
+
     /// Returns the trigger type currently configured for the line (`irqd_get_trigger_type`).
     ///
     /// Returns `EINVAL` if the descriptor holds a value that is not a [`TriggerType`].

@@ -38,8 +38,46 @@ use crate::{
     sync::{
         rcu,
         Mutex, //
-    }, //
+    },
+    types::Opaque, //
 };
+
+/// A reference on a module (`try_module_get()`), released with `module_put()` on drop.
+///
+/// Owners of C-visible objects whose callbacks are a module's code (domain operations, chips,
+/// chained handlers, interrupt handlers) hold one: leaked (`mem::forget`), they keep the module
+/// loaded instead of leaving genirq with pointers into unloaded code. For the kernel image (a
+/// null module) it is free.
+///
+/// # Invariants
+///
+/// `self.0` is null or a module whose reference count `self` holds one reference of.
+pub(crate) struct ModuleRef(*mut bindings::module);
+
+// SAFETY: A module reference may be dropped on any thread.
+unsafe impl Send for ModuleRef {}
+// SAFETY: `&ModuleRef` allows nothing.
+unsafe impl Sync for ModuleRef {}
+
+impl ModuleRef {
+    /// Takes a reference on `module`; `ENODEV` if it is being unloaded.
+    pub(crate) fn get(module: &'static crate::ThisModule) -> Result<Self> {
+        // SAFETY: `module` is a module's `THIS_MODULE` (a valid module or null).
+        if unsafe { bindings::try_module_get(module.as_ptr()) } {
+            // INVARIANT: The reference was just taken.
+            Ok(Self(module.as_ptr()))
+        } else {
+            Err(ENODEV)
+        }
+    }
+}
+
+impl Drop for ModuleRef {
+    fn drop(&mut self) {
+        // SAFETY: `self` holds a reference on the module (type invariant).
+        unsafe { bindings::module_put(self.0) };
+    }
+}
 
 /// The maximum number of cells of an interrupt specifier (`IRQ_DOMAIN_IRQ_SPEC_PARAMS`).
 pub const FWSPEC_MAX_PARAMS: usize = 16;
@@ -150,6 +188,26 @@ pub trait DomainOps: Sized + Send + Sync + 'static {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
+    /// Allocates `nr` interrupts starting at `virq` for the MSI allocation argument `info`
+    /// (`alloc` of a domain allocated with `msi_alloc_info_t`, on x86 the `struct
+    /// irq_alloc_info` of the vector domain): allocate the parent's levels with
+    /// [`Allocator::alloc_parent_info`] and install chips with [`Allocator::set_info`] or
+    /// [`Allocator::set_info_boxed`].
+    ///
+    /// A domain implements `alloc` or `alloc_info`, not both; one with `alloc_info` is allocated
+    /// with [`Domain::alloc_irqs`] (and by child domains that pass `msi_alloc_info_t`), and
+    /// [`Domain::create_fwspec_mapping`] refuses it.
+    #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+    fn alloc_info(
+        &self,
+        _alloc: &Allocator<'_, Self>,
+        _virq: u32,
+        _nr: u32,
+        _info: &MsiAllocInfo,
+    ) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
     /// Frees `nr` interrupts starting at `virq` (`free`). Defaults to
     /// `irq_domain_free_irqs_common()` (resets this level, frees the parent's); an
     /// implementation undoes what its `alloc` did, then calls [`Allocator::free_common`] or
@@ -168,6 +226,96 @@ pub trait DomainOps: Sized + Send + Sync + 'static {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 }
+
+/// The allocation argument of MSI and architecture interrupt domains (`msi_alloc_info_t`): on x86
+/// the `struct irq_alloc_info` that the vector domain takes, elsewhere `struct msi_alloc_info`.
+#[cfg(CONFIG_GENERIC_MSI_IRQ)]
+#[repr(transparent)]
+pub struct MsiAllocInfo(Opaque<bindings::msi_alloc_info_t>);
+
+#[cfg(CONFIG_GENERIC_MSI_IRQ)]
+impl MsiAllocInfo {
+    /// An allocation argument for interrupts routed to the CPUs of `affinity`, or anywhere
+    /// (`init_irq_alloc_info()`).
+    #[cfg(CONFIG_X86)]
+    pub fn new(affinity: Option<&crate::cpumask::Cpumask>) -> Self {
+        let info = Self(Opaque::zeroed());
+        let mask = affinity.map_or(core::ptr::null(), |m| m.as_raw().cast_const());
+        // SAFETY: `info.0` is writable storage for an `irq_alloc_info`; `mask` is a valid cpumask
+        // or null, which the C function accepts.
+        unsafe { bindings::init_irq_alloc_info(info.0.get(), mask) };
+        info
+    }
+
+    fn as_raw(&self) -> *mut bindings::msi_alloc_info_t {
+        self.0.get()
+    }
+}
+
+/// An interrupt domain that C code owns, as the parent of a Rust [`Domain`].
+///
+/// # Invariants
+///
+/// `self.0` is a live, hierarchical `irq_domain` whose `alloc` takes `msi_alloc_info_t`
+/// arguments, registered for the lifetime of every reference to it.
+#[cfg(CONFIG_GENERIC_MSI_IRQ)]
+#[repr(transparent)]
+pub struct ForeignDomain(Opaque<bindings::irq_domain>);
+
+#[cfg(CONFIG_GENERIC_MSI_IRQ)]
+impl ForeignDomain {
+    /// Creates a reference to a C domain.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` points to a live hierarchical `irq_domain` whose `alloc` takes `msi_alloc_info_t`
+    /// arguments and which stays registered for `'a`.
+    pub unsafe fn from_raw<'a>(ptr: *mut bindings::irq_domain) -> &'a Self {
+        // SAFETY: Transparent wrapper; the caller guarantees the rest.
+        // INVARIANT: As the caller guarantees.
+        unsafe { &*ptr.cast() }
+    }
+
+    /// Returns the x86 vector domain (`x86_vector_domain`), the root of x86's interrupt
+    /// hierarchy, which is never removed; `None` before it is set up.
+    ///
+    /// Any context.
+    #[cfg(CONFIG_X86_LOCAL_APIC)]
+    pub fn x86_vector() -> Option<&'static Self> {
+        // SAFETY: Reads a pointer set once during early boot.
+        let d = unsafe { bindings::x86_vector_domain };
+        // SAFETY: The vector domain is hierarchical, takes `struct irq_alloc_info`
+        // (`msi_alloc_info_t` on x86) and is never removed.
+        (!d.is_null()).then(|| unsafe { Self::from_raw(d) })
+    }
+
+    /// Returns the raw `irq_domain` pointer.
+    pub fn as_raw(&self) -> *mut bindings::irq_domain {
+        self.0.get()
+    }
+}
+
+/// Whether domains with operations `T` allocate (`alloc` or `alloc_info`): hierarchy levels.
+const fn allocates<T: DomainOps>() -> bool {
+    #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+    if T::HAS_ALLOC_INFO {
+        return true;
+    }
+    T::HAS_ALLOC
+}
+
+/// Whether domains with operations `T` take `msi_alloc_info_t` allocation arguments.
+const fn takes_msi_info<T: DomainOps>() -> bool {
+    #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+    if T::HAS_ALLOC_INFO {
+        return true;
+    }
+    false
+}
+
+/// `irq_domain` flag of a Rust [`Domain`] whose parent takes `msi_alloc_info_t` arguments: a
+/// flag of the range genirq reserves for domain owners (`IRQ_DOMAIN_FLAG_NONCORE`).
+const FLAG_PARENT_TAKES_MSI_INFO: u32 = bindings::IRQ_DOMAIN_FLAG_NONCORE;
 
 /// What [`DomainOps::map`] uses to set up the mapping of one interrupt.
 pub struct Mapper<'a, T: DomainOps> {
@@ -308,11 +456,14 @@ impl<T: DomainOps> Allocator<'_, T> {
         if parent.is_null() {
             return Err(ENODEV);
         }
+        if self.parent_takes_msi_info() {
+            return Err(EINVAL);
+        }
         // SAFETY: A non-null parent outlives its children (see `Domain`).
         let mut spec = FwSpec::new(unsafe { (*parent).fwnode }, params)?;
         // SAFETY: `self.domain` is live, `virq..virq + nr` are being allocated in it (checked
-        // above), and `spec` is the `irq_fwspec` argument the parent, a Rust domain (only
-        // `Domain::new_hierarchy` sets a parent), expects.
+        // above), and `spec` is the `irq_fwspec` argument the parent, a Rust domain with `alloc`
+        // (checked by the flag above), expects.
         to_result(unsafe {
             bindings::irq_domain_alloc_irqs_parent(
                 self.domain,
@@ -321,6 +472,129 @@ impl<T: DomainOps> Allocator<'_, T> {
                 core::ptr::from_mut(&mut spec.0).cast(),
             )
         })
+    }
+
+    /// Whether the parent takes `msi_alloc_info_t` arguments (set when the domain was created).
+    fn parent_takes_msi_info(&self) -> bool {
+        // SAFETY: `self.domain` is live for the duration of the operation.
+        unsafe { (*self.domain).flags } & FLAG_PARENT_TAKES_MSI_INFO != 0
+    }
+
+    /// Allocates the parent domain's level of `nr` interrupts at `virq` with the MSI allocation
+    /// argument `info` this level received (`irq_domain_alloc_irqs_parent`).
+    ///
+    /// Returns `ENODEV` for a domain without parent, `EINVAL` for interrupts outside the
+    /// allocation or a parent that takes firmware specifiers, or the parent's error.
+    #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+    pub fn alloc_parent_info(&self, virq: u32, nr: u32, info: &MsiAllocInfo) -> Result {
+        self.check(virq, nr, 0)?;
+        // SAFETY: `self.domain` is live for the duration of the operation.
+        if unsafe { (*self.domain).parent }.is_null() {
+            return Err(ENODEV);
+        }
+        if !self.parent_takes_msi_info() {
+            return Err(EINVAL);
+        }
+        // SAFETY: `virq..virq + nr` are being allocated in the live `self.domain` (checked
+        // above); its parent takes `msi_alloc_info_t` arguments (the flag, set at creation from
+        // the parent's type), which `info` is.
+        to_result(unsafe {
+            bindings::irq_domain_alloc_irqs_parent(self.domain, virq, nr, info.as_raw().cast())
+        })
+    }
+
+    /// Installs the chip `C` on `virq` at this level with per-interrupt chip data `data`, and a
+    /// flow handler (`irq_domain_set_info`).
+    ///
+    /// The data belongs to the interrupt until [`Allocator::free_boxed`] releases it when the
+    /// interrupt is freed; a `free` that does not call it leaks it.
+    ///
+    /// Returns `EINVAL` for a `virq` outside the allocation, a `hwirq` outside the domain, or a
+    /// chip that lacks a callback the flow calls, and `ENOMEM`.
+    pub fn set_info_boxed<C: Chip>(
+        &self,
+        virq: u32,
+        hwirq: usize,
+        flow: FlowHandler,
+        data: impl PinInit<C::Data, Error>,
+    ) -> Result {
+        self.check(virq, 1, hwirq)?;
+        flow.check::<C>()?;
+        let data = KBox::pin_init(data, GFP_KERNEL)?;
+        if flow == FlowHandler::PercpuDevid {
+            // SAFETY: `virq` is being allocated in `self.domain` (checked above).
+            to_result(unsafe { bindings::irq_set_percpu_devid(virq) })?;
+        }
+        // SAFETY: The box is pinned; its memory stays valid until `free_boxed` drops it, after
+        // no callback can use it any more.
+        let data = KBox::into_raw(unsafe { Pin::into_inner_unchecked(data) });
+        // SAFETY: `virq` is being allocated in the live `self.domain` (checked above); the chip
+        // data is a `C::Data` that outlives the installation (released by `free_boxed` only
+        // after the chip is gone and a grace period), as `ChipVtable` requires.
+        unsafe {
+            bindings::irq_domain_set_info(
+                self.domain,
+                virq,
+                hwirq,
+                ChipVtable::<C>::build(),
+                data.cast(),
+                flow.as_raw(),
+                core::ptr::null_mut(),
+                core::ptr::null(),
+            )
+        };
+        Ok(())
+    }
+
+    /// Resets this level of `nr` interrupts at `virq`, frees the parent domain's levels, waits
+    /// until no CPU can be in a chip callback of them (an RCU grace period), then drops the
+    /// per-interrupt data [`Allocator::set_info_boxed`] installed with chip `C`: what a
+    /// [`DomainOps::free`] of a domain with per-interrupt data calls.
+    ///
+    /// Process context; sleeps. Returns `EINVAL` for interrupts outside the ones being freed
+    /// (nothing is freed then), and `ENOMEM` (the interrupts are freed, their data leaked).
+    pub fn free_boxed<C: Chip>(&self, virq: u32, nr: u32) -> Result {
+        self.check(virq, nr, 0)?;
+        crate::task::might_sleep();
+        let mut boxed = KVec::new();
+        let mut res = Ok(());
+        // SAFETY: `self.domain` is live.
+        let host = unsafe { (*self.domain).host_data };
+        for v in virq..virq + nr {
+            // SAFETY: `v` is being freed in the live `self.domain`.
+            let irqd = unsafe { bindings::irq_domain_get_irq_data(self.domain, v) };
+            if irqd.is_null() {
+                continue;
+            }
+            // SAFETY: `irqd` is this level's valid `irq_data`.
+            let (chip, data) = unsafe { ((*irqd).chip, (*irqd).chip_data) };
+            // Installed by `set_info_boxed::<C>`: chip `C` with data that is not the host data.
+            if core::ptr::eq(chip, ChipVtable::<C>::build()) && !data.is_null() && data != host {
+                if let Err(e) = boxed.push(data.cast::<C::Data>(), GFP_KERNEL) {
+                    res = Err(e.into());
+                }
+            }
+            // SAFETY: `irqd` is this domain's level of an interrupt being freed.
+            unsafe { bindings::irq_domain_reset_irq_data(irqd) };
+        }
+        // SAFETY: `self.domain` is live; with a parent its levels of these interrupts are freed.
+        if !unsafe { (*self.domain).parent }.is_null() {
+            // SAFETY: As just said.
+            unsafe { bindings::irq_domain_free_irqs_parent(self.domain, virq, nr) };
+        }
+        if !boxed.is_empty() {
+            // A flow handler that loaded the chip before the reset may still be in a callback
+            // with the data; flow handlers run with interrupts disabled, an RCU read-side
+            // critical section.
+            // SAFETY: Process context.
+            unsafe { bindings::synchronize_rcu() };
+        }
+        for data in boxed {
+            // SAFETY: `data` came from `KBox::into_raw` in `set_info_boxed::<C>` (the chip and
+            // the data identify it) and nothing can use it any more.
+            drop(unsafe { KBox::from_raw(data) });
+        }
+        res
     }
 
     /// Resets this level of `nr` interrupts at `virq` and frees the parent domain's levels
@@ -445,12 +719,15 @@ impl DomainState {
 ///   `host_data` points to `*self.data` and whose ops are `DomainVtable::<T>`.
 /// - `self.fwnode` is the domain's named fwnode, owned by `self`.
 /// - `self.hwirq_max` is the domain's `hwirq_max`.
+/// - `self.owner` references the module of `T`'s code (`T::OwnerModule`), which the domain's
+///   operations and chips are.
 pub struct Domain<'p, T: DomainOps> {
     domain: NonNull<bindings::irq_domain>,
     fwnode: *mut bindings::fwnode_handle,
     hwirq_max: usize,
     data: ManuallyDrop<Pin<KBox<T>>>,
     state: ManuallyDrop<Pin<KBox<DomainState>>>,
+    owner: ManuallyDrop<ModuleRef>,
     _parent: PhantomData<&'p ()>,
 }
 
@@ -503,7 +780,35 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         size: u32,
         data: impl PinInit<T, Error>,
     ) -> Result<Self> {
-        if !T::HAS_ALLOC {
+        Self::new_child(name, parent.as_raw(), takes_msi_info::<P>(), size, data)
+    }
+
+    /// Creates a hierarchical domain below the C domain `parent`, e.g.
+    /// [`ForeignDomain::x86_vector`], as [`Domain::new_hierarchy`] does below a Rust one. `T`
+    /// must implement [`DomainOps::alloc_info`] or [`DomainOps::alloc`]; its levels allocate the
+    /// parent's with [`Allocator::alloc_parent_info`].
+    ///
+    /// Process context. Returns `EINVAL` if `T` allocates nothing, `ENOMEM`, or the error of
+    /// `irq_domain_instantiate()`.
+    #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+    pub fn new_hierarchy_on(
+        name: &CStr,
+        parent: &'p ForeignDomain,
+        size: u32,
+        data: impl PinInit<T, Error>,
+    ) -> Result<Self> {
+        Self::new_child(name, parent.as_raw(), true, size, data)
+    }
+
+    #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
+    fn new_child(
+        name: &CStr,
+        parent: *mut bindings::irq_domain,
+        parent_takes_msi_info: bool,
+        size: u32,
+        data: impl PinInit<T, Error>,
+    ) -> Result<Self> {
+        if !allocates::<T>() {
             return Err(EINVAL);
         }
         let hwirq_max = if size == 0 {
@@ -511,16 +816,22 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         } else {
             size as usize
         };
-        Self::instantiate(name, size, hwirq_max, Some(parent.domain.as_ptr()), data)
+        let flags = if parent_takes_msi_info {
+            FLAG_PARENT_TAKES_MSI_INFO
+        } else {
+            0
+        };
+        Self::instantiate(name, size, hwirq_max, Some((parent, flags)), data)
     }
 
     fn instantiate(
         name: &CStr,
         size: u32,
         hwirq_max: usize,
-        parent: Option<*mut bindings::irq_domain>,
+        parent: Option<(*mut bindings::irq_domain, u32)>,
         data: impl PinInit<T, Error>,
     ) -> Result<Self> {
+        let owner = ModuleRef::get(crate::module::this_module::<T::OwnerModule>())?;
         let state = DomainState::new()?;
         let data = KBox::pin_init(data, GFP_KERNEL)?;
         // SAFETY: `name` is a valid C string; the core copies it.
@@ -535,7 +846,8 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             ops: DomainVtable::<T>::build(),
             host_data: core::ptr::from_ref::<T>(&data).cast_mut().cast(),
             #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
-            parent: parent.unwrap_or(core::ptr::null_mut()),
+            parent: parent.map_or(core::ptr::null_mut(), |(p, _)| p),
+            domain_flags: parent.map_or(0, |(_, f)| f),
             ..pin_init::zeroed()
         };
         // SAFETY: `info` is fully initialised; `host_data` points into a pinned box that
@@ -558,6 +870,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             hwirq_max,
             data: ManuallyDrop::new(data),
             state: ManuallyDrop::new(state),
+            owner: ManuallyDrop::new(owner),
             _parent: PhantomData,
         })
     }
@@ -582,7 +895,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
     /// (map those with [`Domain::create_fwspec_mapping`]) or the mapping fails, and `EBUSY` if
     /// `hwirq` is already mapped (each interrupt has one [`Mapping`] owner).
     pub fn create_mapping(&self, hwirq: usize) -> Result<Mapping<'_>> {
-        if T::HAS_ALLOC {
+        if allocates::<T>() {
             // `irq_create_mapping()` would associate the hwirq without running `alloc`: a
             // descriptor without chip at this level.
             return Err(EINVAL);
@@ -599,6 +912,10 @@ impl<'p, T: DomainOps> Domain<'p, T> {
     /// Process context. Returns `EINVAL` if the specifier is refused or the mapping fails, and
     /// `EBUSY` if its hwirq is already mapped.
     pub fn create_fwspec_mapping(&self, params: &[u32]) -> Result<Mapping<'_>> {
+        if takes_msi_info::<T>() {
+            // Its `alloc` takes `msi_alloc_info_t`, not a specifier.
+            return Err(EINVAL);
+        }
         let mut spec = FwSpec::new(self.fwnode, params)?;
         // The hwirq, as the core will translate it, to refuse a second owner up front.
         let hwirq = if T::HAS_TRANSLATE {
@@ -611,6 +928,38 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         // SAFETY: `spec` is a valid specifier for this domain's fwnode.
         self.map_owned(hwirq, || unsafe {
             bindings::irq_create_fwspec_mapping(&mut spec.0)
+        })
+    }
+
+    /// Allocates one interrupt in a domain that implements [`DomainOps::alloc_info`], with the
+    /// MSI allocation argument `info` (`irq_domain_alloc_irqs`): its `alloc_info` and those of
+    /// its parents set it up.
+    ///
+    /// Process context. Returns `EINVAL` for a domain without `alloc_info`, or the error of the
+    /// allocation.
+    #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+    pub fn alloc_irqs(&self, info: &MsiAllocInfo) -> Result<Mapping<'_>> {
+        if !takes_msi_info::<T>() {
+            return Err(EINVAL);
+        }
+        // SAFETY: `self.domain` is live (type invariant); its `alloc` takes `msi_alloc_info_t`
+        // (checked above), which `info` is.
+        let virq = unsafe {
+            bindings::__irq_domain_alloc_irqs(
+                self.as_raw(),
+                -1,
+                1,
+                bindings::NUMA_NO_NODE,
+                info.as_raw().cast(),
+                false,
+                core::ptr::null(),
+            )
+        };
+        to_result(virq)?;
+        // INVARIANT: `virq` was just allocated in this domain, a new interrupt no one else owns.
+        Ok(Mapping {
+            virq: virq as u32,
+            _domain: PhantomData,
         })
     }
 
@@ -700,6 +1049,9 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         unsafe { ManuallyDrop::drop(&mut self.data) };
         // SAFETY: `self.state` is not used again (the caller forgets or drops `self` next).
         unsafe { ManuallyDrop::drop(&mut self.state) };
+        // Last: nothing refers to the module's code any more.
+        // SAFETY: As for `self.state`.
+        unsafe { ManuallyDrop::drop(&mut self.owner) };
         Ok(())
     }
 }
@@ -758,8 +1110,9 @@ unsafe fn dispose_all(domain: *mut bindings::irq_domain) -> Result {
 
 impl<T: DomainOps> Drop for Domain<'_, T> {
     /// Process context; sleeps (mutexes, an RCU grace period). A domain that
-    /// [`Domain::try_remove`] refuses to remove is leaked (the C domain, its host data and its
-    /// fwnode stay), rather than free what genirq or C code still uses.
+    /// [`Domain::try_remove`] refuses to remove is leaked (the C domain, its host data, its
+    /// fwnode and its module reference stay), rather than free what genirq or C code still
+    /// uses.
     fn drop(&mut self) {
         crate::task::might_sleep();
         if let Err(e) = self.remove() {
@@ -787,6 +1140,14 @@ impl<'d> Mapping<'d> {
     /// Returns the Linux interrupt number (virq).
     pub fn irq(&self) -> u32 {
         self.virq
+    }
+
+    /// Gives up ownership of the mapping without disposing of it, and returns its virq: the
+    /// caller now disposes of it (`irq_dispose_mapping()`) before the domain goes, or leaks it.
+    pub fn into_raw(self) -> u32 {
+        let virq = self.virq;
+        core::mem::forget(self);
+        virq
     }
 
     /// Returns the interrupt's descriptor, e.g. to take its lock with [`IrqDesc::lock`].
@@ -838,7 +1199,8 @@ impl<'d> Mapping<'d> {
 
     /// Installs `handler` as the chained flow handler of this (parent) interrupt.
     ///
-    /// Process context. The handler is removed when the returned [`Chained`] is dropped; if
+    /// Process context. The module of `H` (`H::OwnerModule`) stays loaded while the handler is
+    /// installed; `ENODEV` if it is being unloaded. The handler is removed when the returned [`Chained`] is dropped; if
     /// that is leaked, so is the handler, which stays installed.
     ///
     /// Returns `EINVAL` if the interrupt's chip can neither EOI nor mask and unmask, which
@@ -862,6 +1224,8 @@ impl<'d> Mapping<'d> {
         if chip.irq_eoi.is_none() && (chip.irq_mask.is_none() || chip.irq_unmask.is_none()) {
             return Err(EINVAL);
         }
+        // The trampoline and `H::handle` are code of `H`'s module: a leaked `Chained` keeps it.
+        let owner = ModuleRef::get(crate::module::this_module::<H::OwnerModule>())?;
         let handler = KBox::into_raw(handler);
         // SAFETY: `self.virq` is mapped and exclusively borrowed (no registration on it can
         // exist); `handler` stays valid until `Chained` drops it after uninstalling, or forever
@@ -877,6 +1241,7 @@ impl<'d> Mapping<'d> {
         Ok(Chained {
             virq: self.virq,
             handler,
+            owner: ManuallyDrop::new(owner),
             _m: PhantomData,
         })
     }
@@ -912,6 +1277,7 @@ impl Drop for Mapping<'_> {
 pub struct Chained<'a, H: ChainedHandler> {
     virq: u32,
     handler: *mut H,
+    owner: ManuallyDrop<ModuleRef>,
     _m: PhantomData<&'a mut ()>,
 }
 
@@ -938,6 +1304,8 @@ impl<H: ChainedHandler> Drop for Chained<'_, H> {
         // SAFETY: `self.handler` came from `KBox::into_raw()` (type invariant) and nothing uses
         // it anymore.
         drop(unsafe { KBox::from_raw(self.handler) });
+        // SAFETY: Not used again; the handler's code is no longer reachable.
+        unsafe { ManuallyDrop::drop(&mut self.owner) };
     }
 }
 
@@ -1080,10 +1448,20 @@ impl<T: DomainOps> DomainVtable<T> {
             if arg.is_null() {
                 return Err(EINVAL);
             }
-            // SAFETY: Rust hierarchical domains are allocated with `irq_fwspec` arguments (see
-            // `DomainOps::alloc`).
+            let alloc = Allocator::new(d, virq, nr);
+            #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+            if T::HAS_ALLOC_INFO {
+                // SAFETY: A domain with `alloc_info` is allocated with `msi_alloc_info_t`
+                // arguments only (`Domain::alloc_irqs`, children whose parent flag says so;
+                // `create_fwspec_mapping` refuses it), valid for the call.
+                let info = unsafe { &*arg.cast::<MsiAllocInfo>() };
+                t.alloc_info(&alloc, virq, nr, info)?;
+                return Ok(0);
+            }
+            // SAFETY: Other Rust hierarchical domains are allocated with `irq_fwspec` arguments
+            // (see `DomainOps::alloc`).
             let spec = unsafe { FwSpec::from_raw(arg.cast()) }?;
-            t.alloc(&Allocator::new(d, virq, nr), virq, nr, spec)?;
+            t.alloc(&alloc, virq, nr, spec)?;
             Ok(0)
         })
     }
@@ -1150,12 +1528,16 @@ impl<T: DomainOps> DomainVtable<T> {
         } else {
             None
         },
-        alloc: if T::HAS_ALLOC {
+        alloc: if allocates::<T>() {
             Some(Self::alloc)
         } else {
             None
         },
-        free: if T::HAS_ALLOC { Some(Self::free) } else { None },
+        free: if allocates::<T>() {
+            Some(Self::free)
+        } else {
+            None
+        },
         activate: if T::HAS_ACTIVATE {
             Some(Self::activate)
         } else {

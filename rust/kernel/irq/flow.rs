@@ -115,6 +115,7 @@ impl Drop for ChainedIrqGuard<'_> {
 ///     pending: fn(&T) -> u32,
 /// }
 ///
+/// #[vtable]
 /// impl<T: DomainOps + 'static> ChainedHandler for Demux<T> {
 ///     fn handle(&self, desc: &IrqDesc, irqs_off: &LocalInterruptDisabled) {
 ///         // Masks/acks (or, for a fasteoi parent, nothing) now; EOIs or unmasks on drop.
@@ -142,6 +143,7 @@ impl Drop for ChainedIrqGuard<'_> {
 ///     Ok(())
 /// }
 /// ```
+#[vtable]
 pub trait ChainedHandler: Sync {
     /// Demultiplexes one parent interrupt.
     ///

@@ -21,30 +21,33 @@
 use crate::{
     cpu::CpuId,
     cpumask::Cpumask,
-    error::{
-        from_err_ptr,
-        from_result,
-        to_result, //
-    },
+    error::to_result,
     interrupt::local_interrupt_disable,
     irq::{
         posted::{
             self,
             Vector, //
         },
+        Allocator,
         Chip,
-        ChipVtable,
+        ChipFlag,
+        ChipFlags,
+        Domain,
+        DomainOps,
         Flags,
         FlowHandler,
+        ForeignDomain,
         Handler,
         IrqData,
         IrqRequest,
         LockedIrqData,
+        MsiAllocInfo,
         Registration,
         SetAffinity, //
     },
     prelude::*,
     sync::Arc,
+    ThisModule,
 };
 use core::{
     ptr::NonNull,
@@ -185,6 +188,9 @@ struct PostedAgentChip;
 impl Chip for PostedAgentChip {
     type Data = Irte;
     const NAME: &'static CStr = c"POSTED-AGENT";
+    /// Affinity changes wait for the next interrupt's `ack`, as for the PCI/MSI chip above
+    /// INTEL-IR-POST (`x86_init_dev_msi_info()` sets `IRQCHIP_MOVE_DEFERRED`).
+    const FLAGS: ChipFlags = ChipFlags::of(ChipFlag::MoveDeferred);
 
     /// No-ops: the agent's interrupts model MSIs without per-vector masking, which a device
     /// sends whatever genirq's mask state; `__irq_move_irq()` calls them around a deferred
@@ -229,123 +235,61 @@ impl Chip for PostedAgentChip {
     }
 }
 
-/// The `irq_domain_ops` of [`PostedDomain`].
-struct Ops;
+/// The operations of [`PostedDomain`]'s domain: one interrupt per allocation, its level's chip
+/// [`PostedAgentChip`] with the interrupt's [`Irte`] as per-interrupt chip data.
+struct AgentOps;
 
-impl Ops {
-    const VTABLE: bindings::irq_domain_ops = bindings::irq_domain_ops {
-        alloc: Some(Self::alloc),
-        free: Some(Self::free),
-        activate: Some(Self::activate),
-        deactivate: Some(Self::deactivate),
-        ..pin_init::zeroed()
-    };
-
-    /// # Safety
-    ///
-    /// Only called by genirq as the `alloc` of a domain created by [`PostedDomain::new`], with
-    /// the `irq_alloc_info` argument of the x86 vector domain.
-    unsafe extern "C" fn alloc(
-        d: *mut bindings::irq_domain,
-        virq: c_uint,
-        nr: c_uint,
-        arg: *mut c_void,
-    ) -> c_int {
-        from_result(|| {
-            // `PostedIrq` allocates one interrupt at a time.
-            if nr != 1 {
-                return Err(EINVAL);
-            }
-            let irte = KBox::new(Irte::new(), GFP_KERNEL)?;
-            // SAFETY: `d` is live and `virq` is being allocated in it; the vector domain takes
-            // the `irq_alloc_info` the caller passed.
-            to_result(unsafe { bindings::irq_domain_alloc_irqs_parent(d, virq, nr, arg) })?;
-            // SAFETY: `virq` is being allocated in `d`; the chip data is the `Irte` box, which
-            // `free` reclaims, and which `PostedAgentChip`'s callbacks borrow while the
-            // interrupt exists.
-            unsafe {
-                bindings::irq_domain_set_info(
-                    d,
-                    virq,
-                    virq as bindings::irq_hw_number_t,
-                    ChipVtable::<PostedAgentChip>::build(),
-                    KBox::into_raw(irte).cast(),
-                    FlowHandler::Edge.as_raw(),
-                    core::ptr::null_mut(),
-                    c"edge".as_char_ptr(),
-                )
-            };
-            Ok(0)
-        })
-    }
-
-    /// # Safety
-    ///
-    /// Only called by genirq as the `free` of a domain created by [`PostedDomain::new`].
-    unsafe extern "C" fn free(d: *mut bindings::irq_domain, virq: c_uint, nr: c_uint) {
-        for i in 0..nr {
-            // SAFETY: `virq + i` was allocated in `d`.
-            let irqd = unsafe { bindings::irq_domain_get_irq_data(d, virq + i) };
-            if irqd.is_null() {
-                continue;
-            }
-            // SAFETY: `irqd` is valid; its chip data, if any, is the box `alloc` leaked.
-            let irte = unsafe { (*irqd).chip_data }.cast::<Irte>();
-            // SAFETY: The interrupt is being freed: no chip callback runs any more.
-            unsafe { bindings::irq_domain_reset_irq_data(irqd) };
-            if !irte.is_null() {
-                // SAFETY: `irte` came from `KBox::into_raw` in `alloc`, and nothing refers to it
-                // any more.
-                drop(unsafe { KBox::from_raw(irte) });
-            }
+#[vtable]
+impl DomainOps for AgentOps {
+    fn alloc_info(
+        &self,
+        alloc: &Allocator<'_, Self>,
+        virq: u32,
+        nr: u32,
+        info: &MsiAllocInfo,
+    ) -> Result {
+        // `PostedIrq` allocates one interrupt at a time.
+        if nr != 1 {
+            return Err(EINVAL);
         }
-        // SAFETY: Frees the parent's (vector domain's) level of the interrupts.
-        unsafe { bindings::irq_domain_free_irqs_parent(d, virq, nr) };
+        alloc.alloc_parent_info(virq, nr, info)?;
+        let res = alloc.set_info_boxed::<PostedAgentChip>(
+            virq,
+            virq as usize,
+            FlowHandler::Edge,
+            Ok::<_, Error>(Irte::new()),
+        );
+        if res.is_err() {
+            // The vector domain's level is allocated: give it back.
+            let _ = alloc.free_parent(virq, nr);
+        }
+        res
     }
 
-    /// # Safety
-    ///
-    /// Only called by genirq as the `activate` of a domain created by [`PostedDomain::new`],
-    /// after the vector domain's level was activated.
-    unsafe extern "C" fn activate(
-        _d: *mut bindings::irq_domain,
-        irqd: *mut bindings::irq_data,
-        _reserve: bool,
-    ) -> c_int {
-        // SAFETY: genirq passes a valid `irq_data` of this domain, with the descriptor lock held.
-        let irqd = unsafe { IrqData::from_raw(irqd) };
-        // SAFETY: The chip data of this domain's interrupts is their `Irte` (see `alloc`).
-        if let Some(irte) = unsafe { (*irqd.as_raw()).chip_data.cast::<Irte>().as_ref() } {
+    fn free(&self, alloc: &Allocator<'_, Self>, virq: u32, nr: u32) {
+        // Resets the level, frees the vector domain's, then the `Irte`s after a grace period.
+        let _ = alloc.free_boxed::<PostedAgentChip>(virq, nr);
+    }
+
+    /// Points the IRTE at the vector the vector domain's activation assigned.
+    fn activate(&self, irqd: &IrqData, _reserve: bool) -> Result {
+        if let Some(irte) = irqd.chip_data::<PostedAgentChip>() {
             irte.update(irqd);
         }
-        0
+        Ok(())
     }
 
-    /// # Safety
-    ///
-    /// Only called by genirq as the `deactivate` of a domain created by [`PostedDomain::new`].
-    unsafe extern "C" fn deactivate(_d: *mut bindings::irq_domain, irqd: *mut bindings::irq_data) {
-        // SAFETY: As in `activate`.
-        if let Some(irte) = unsafe { (*irqd).chip_data.cast::<Irte>().as_ref() } {
+    fn deactivate(&self, irqd: &IrqData) {
+        if let Some(irte) = irqd.chip_data::<PostedAgentChip>() {
             irte.write(0);
         }
     }
 }
 
 /// An interrupt domain of the posting agent, below the x86 vector domain.
-///
-/// # Invariants
-///
-/// `domain` is a live domain instantiated with `fwnode` and `Ops`, removed only by `drop`.
 pub struct PostedDomain {
-    domain: NonNull<bindings::irq_domain>,
-    fwnode: NonNull<bindings::fwnode_handle>,
+    domain: Domain<'static, AgentOps>,
 }
-
-// SAFETY: The domain is only used through genirq functions, which lock it themselves.
-unsafe impl Send for PostedDomain {}
-// SAFETY: As for `Send`.
-unsafe impl Sync for PostedDomain {}
 
 impl PostedDomain {
     /// Creates a domain named `name` below the x86 vector domain.
@@ -356,74 +300,29 @@ impl PostedDomain {
     ///
     /// `ENODEV` without a vector domain, `ENOMEM`, or the error of `irq_domain_instantiate()`.
     pub fn new(name: &CStr) -> Result<Arc<Self>> {
-        // SAFETY: Reads a pointer set once during early boot.
-        let parent = unsafe { bindings::x86_vector_domain };
-        if parent.is_null() {
-            return Err(ENODEV);
-        }
-        // SAFETY: `name` is a valid C string; the core copies it.
-        let fwnode =
-            NonNull::new(unsafe { bindings::irq_domain_alloc_named_fwnode(name.as_char_ptr()) })
-                .ok_or(ENOMEM)?;
-        let info = bindings::irq_domain_info {
-            fwnode: fwnode.as_ptr(),
-            size: 0,
-            hwirq_max: !0,
-            ops: &Ops::VTABLE,
-            parent,
-            ..pin_init::zeroed()
-        };
-        // SAFETY: `info` is fully initialised; the ops are static.
-        let domain = from_err_ptr(unsafe { bindings::irq_domain_instantiate(&info) })
-            .and_then(|d| NonNull::new(d).ok_or(ENOMEM));
-        let domain = match domain {
-            Ok(d) => d,
-            Err(e) => {
-                // SAFETY: `fwnode` was allocated above and no domain uses it.
-                unsafe { bindings::irq_domain_free_fwnode(fwnode.as_ptr()) };
-                return Err(e);
-            }
-        };
-        // INVARIANT: `domain` was just instantiated with `fwnode` and `Ops`.
-        Ok(Arc::new(Self { domain, fwnode }, GFP_KERNEL)?)
+        let parent = ForeignDomain::x86_vector().ok_or(ENODEV)?;
+        let domain = Domain::new_hierarchy_on(name, parent, 0, Ok::<_, Error>(AgentOps))?;
+        Ok(Arc::new(Self { domain }, GFP_KERNEL)?)
     }
-}
 
-impl PostedDomain {
     /// Allocates one interrupt routed to `cpu`; returns it and its `Irte`.
     fn alloc_irq(&self, cpu: CpuId) -> Result<(Allocated, NonNull<Irte>)> {
         if !cpu_online(cpu) {
             return Err(EINVAL);
         }
-        let mask = cpumask_of(cpu);
-        let mut info = core::mem::MaybeUninit::<bindings::irq_alloc_info>::zeroed();
-        // SAFETY: `info` is writable storage for an `irq_alloc_info`; `mask` is valid.
-        unsafe { bindings::init_irq_alloc_info(info.as_mut_ptr(), mask.as_raw()) };
-        // SAFETY: The domain is live (type invariant); `info` is the argument its parent, the
-        // vector domain, takes.
-        let virq = unsafe {
-            bindings::__irq_domain_alloc_irqs(
-                self.domain.as_ptr(),
-                -1,
-                1,
-                bindings::NUMA_NO_NODE,
-                info.as_mut_ptr().cast(),
-                false,
-                core::ptr::null(),
-            )
-        };
-        to_result(virq)?;
+        let mapping = self
+            .domain
+            .alloc_irqs(&MsiAllocInfo::new(Some(cpumask_of(cpu))))?;
+        let irte = mapping
+            .desc()
+            .irq_data()
+            .chip_data::<PostedAgentChip>()
+            .map(NonNull::from)
+            .ok_or(EINVAL)?;
+        // The `PostedIrq` that gets it keeps the domain (an `Arc`) until it disposed of it.
         let alloc = Allocated {
-            virq: u32::try_from(virq).map_err(|_| EINVAL)?,
+            virq: mapping.into_raw(),
         };
-        // SAFETY: Any interrupt number may be looked up.
-        let irqd = unsafe { bindings::irq_get_irq_data(alloc.virq) };
-        if irqd.is_null() {
-            return Err(EINVAL);
-        }
-        // SAFETY: `irqd` is the valid top-level `irq_data` of the interrupt, this domain's level,
-        // whose chip data is its `Irte` box (see `Ops::alloc`).
-        let irte = NonNull::new(unsafe { (*irqd).chip_data }.cast::<Irte>()).ok_or(EINVAL)?;
         Ok((alloc, irte))
     }
 }
@@ -434,17 +333,6 @@ fn set_affinity_of(virq: u32, cpu: CpuId) -> Result {
     to_result(unsafe { bindings::irq_set_affinity(virq, cpumask_of(cpu).as_raw()) })
 }
 
-impl Drop for PostedDomain {
-    fn drop(&mut self) {
-        // SAFETY: Every `PostedIrq` holds an `Arc` of the domain and frees its interrupt before
-        // dropping it, so the domain is empty; it was instantiated with `fwnode` (invariant).
-        unsafe {
-            bindings::irq_domain_remove(self.domain.as_ptr());
-            bindings::irq_domain_free_fwnode(self.fwnode.as_ptr());
-        }
-    }
-}
-
 /// An interrupt allocated in a [`PostedDomain`], requested with a handler of type `T`.
 struct Allocated {
     virq: u32,
@@ -452,8 +340,9 @@ struct Allocated {
 
 impl Drop for Allocated {
     fn drop(&mut self) {
-        // SAFETY: `virq` was allocated by `PostedDomain::alloc_irq` and is freed only here.
-        unsafe { bindings::irq_domain_free_irqs(self.virq, 1) };
+        // SAFETY: `virq` was allocated by `PostedDomain::alloc_irq`, whose domain the owning
+        // `PostedIrq` keeps alive until after this, and is disposed of only here.
+        unsafe { bindings::irq_dispose_mapping(self.virq) };
     }
 }
 
@@ -487,7 +376,8 @@ impl Drop for Allocated {
 /// let domain = PostedDomain::new(c"doctest-posted-agent")?;
 /// let cpu = CpuId::from_u32(0).ok_or(EINVAL)?;
 /// let count = try_pin_init!(Count { runs: AtomicU32::new(0) });
-/// let irq = PostedIrq::new(&domain, cpu, c"doctest-posted-agent", count)?;
+/// let module = kernel::module::this_module::<kernel::module::BuiltIn>();
+/// let irq = PostedIrq::new(module, &domain, cpu, c"doctest-posted-agent", count)?;
 /// assert_eq!(irq.target().map(|(c, _)| c), Some(cpu));
 ///
 /// // One MSI: a new PIR bit on CPU 0, and the notification.
@@ -508,11 +398,13 @@ impl Drop for Allocated {
 ///
 /// `irte` is the chip data of `alloc.virq`, valid while the interrupt is allocated.
 pub struct PostedIrq<T: Handler + 'static> {
-    // Field order is drop order: the handler, the interrupt, then the domain.
+    // Field order is drop order: the handler, the interrupt, the domain, then the module of the
+    // handler's code.
     reg: Pin<KBox<Registration<'static, T>>>,
     alloc: Allocated,
     irte: NonNull<Irte>,
     _domain: Arc<PostedDomain>,
+    _owner: crate::irq::domain::ModuleRef,
 }
 
 // SAFETY: `irte` is only used for shared access to its atomic word; the registration is `Sync`
@@ -533,7 +425,8 @@ fn cpumask_of(cpu: CpuId) -> &'static Cpumask {
 
 impl<T: Handler + 'static> PostedIrq<T> {
     /// Allocates an interrupt of `domain` routed to `cpu` and requests it (`request_irq()`) with
-    /// `handler` under `name`.
+    /// `handler` under `name`, for the code of `module` (the caller's `THIS_MODULE`, which stays
+    /// loaded while the interrupt is requested: a leaked `PostedIrq` keeps it).
     ///
     /// The interrupt is requested with `IRQF_NOBALANCING`: irqbalance and
     /// `/proc/irq/*/smp_affinity` leave it alone, so only its owner moves it
@@ -547,23 +440,25 @@ impl<T: Handler + 'static> PostedIrq<T> {
     ///
     /// # Errors
     ///
-    /// `EINVAL` for an offline `cpu`, `ENOSPC` when `cpu` has no free vector, `ENOMEM`, or the
-    /// error of `request_irq()` or of the initialiser.
+    /// `EINVAL` for an offline `cpu`, `ENOSPC` when `cpu` has no free vector, `ENODEV` for a
+    /// module being unloaded, `ENOMEM`, or the error of `request_irq()` or of the initialiser.
     pub fn new(
+        module: &'static ThisModule,
         domain: &Arc<PostedDomain>,
         cpu: CpuId,
         name: &'static CStr,
         handler: impl PinInit<T, Error> + 'static,
     ) -> Result<Self> {
+        let owner = crate::irq::domain::ModuleRef::get(module)?;
         let (alloc, irte) = domain.alloc_irq(cpu)?;
         let virq = alloc.virq;
         // SAFETY: `virq` stays allocated until `alloc` drops, after the registration (field
         // order), so the request is valid for the registration's lifetime.
         let request = unsafe { IrqRequest::from_virq(virq) };
-        // SAFETY: The registration is never forgotten: it lives in a box owned by `Self`, and if
-        // `Self` is forgotten, the box leaks with it, keeping the interrupt allocated and the
-        // handler valid. (In a module, a forgotten `PostedIrq` outlives the module's code and
-        // `name`, like any leaked `'static` registration.)
+        // SAFETY: The registration is never forgotten apart from `Self`: it lives in a box owned
+        // by `Self`, and if `Self` is forgotten, the box leaks with it, keeping the interrupt
+        // allocated, the handler (`'static`) valid, and the module of its code and `name`
+        // loaded (`owner`).
         let reg = KBox::pin_init(
             unsafe {
                 Registration::new(
@@ -581,6 +476,7 @@ impl<T: Handler + 'static> PostedIrq<T> {
             alloc,
             irte,
             _domain: domain.clone(),
+            _owner: owner,
         };
         this.set_affinity(cpu)?;
         Ok(this)
@@ -622,17 +518,138 @@ impl<T: Handler + 'static> PostedIrq<T> {
         self.irte().post()
     }
 
-    /// Routes the interrupt to `cpu` (`irq_set_affinity()`): the vector domain picks a vector
-    /// there and the IRTE follows.
+    /// Routes the interrupt to `cpu` (`irq_set_affinity()`): at its next interrupt, whose `ack`
+    /// applies the move (`IRQCHIP_MOVE_DEFERRED`, as for real posted MSIs), the vector domain
+    /// picks a vector there and the IRTE follows; [`PostedIrq::target`] tells where it is
+    /// routed now.
     ///
-    /// Process context, or atomic context but NMI. A move the vector domain cannot make at once
-    /// (the previous move's vector still being cleaned up) is left pending until the interrupt
-    /// next fires, as genirq does; [`PostedIrq::target`] tells where it is routed now.
+    /// Process context, or atomic context but NMI.
     ///
     /// # Errors
     ///
     /// `EINVAL` for an offline `cpu`, or the vector domain's error.
     pub fn set_affinity(&self, cpu: CpuId) -> Result {
         set_affinity_of(self.alloc.virq, cpu)
+    }
+}
+
+/// The posting agent for the C KUnit suite of posted-MSI delivery
+/// (`arch/x86/kernel/posted_msi_test.c`), which requests and counts its interrupts itself: one
+/// agent for the Rust and the C tests.
+#[cfg(CONFIG_X86_POSTED_MSI_KUNIT_TEST)]
+mod c_api {
+    use super::*;
+
+    /// Creates an agent domain below the x86 vector domain; returns it as a handle for the
+    /// other functions, or null. Process context.
+    #[no_mangle]
+    extern "C" fn posted_msi_agent_create() -> *mut c_void {
+        PostedDomain::new(c"posted-msi-test")
+            .map_or(core::ptr::null_mut(), |d| Arc::into_raw(d).cast_mut().cast())
+    }
+
+    /// Removes the domain of `handle`, whose interrupts must all be freed. Process context.
+    ///
+    /// # Safety
+    ///
+    /// `handle` comes from `posted_msi_agent_create()` and is not used afterwards.
+    #[no_mangle]
+    unsafe extern "C" fn posted_msi_agent_destroy(handle: *mut c_void) {
+        // SAFETY: `handle` came from `Arc::into_raw()` in `posted_msi_agent_create()`.
+        drop(unsafe { Arc::from_raw(handle.cast::<PostedDomain>()) });
+    }
+
+    /// Allocates one interrupt of the domain routed to `cpu`; returns its virq or a negative
+    /// error (`EINVAL` for an offline CPU). Process context.
+    ///
+    /// # Safety
+    ///
+    /// `handle` comes from `posted_msi_agent_create()` and is live.
+    #[no_mangle]
+    unsafe extern "C" fn posted_msi_agent_alloc(handle: *mut c_void, cpu: c_uint) -> c_int {
+        // SAFETY: `handle` is a live `PostedDomain` (the function's safety requirements).
+        let domain = unsafe { &*handle.cast::<PostedDomain>() };
+        let res = CpuId::from_u32(cpu)
+            .ok_or(EINVAL)
+            .and_then(|cpu| domain.alloc_irq(cpu));
+        match res {
+            Ok((alloc, _)) => {
+                let virq = alloc.virq;
+                // Ownership goes to the caller, who frees it with `posted_msi_agent_free()`.
+                core::mem::forget(alloc);
+                virq as c_int
+            }
+            Err(e) => e.to_errno(),
+        }
+    }
+
+    /// Frees interrupt `virq`, which `posted_msi_agent_alloc()` returned. Process context.
+    ///
+    /// # Safety
+    ///
+    /// `virq` comes from `posted_msi_agent_alloc()` of a live domain, has no action, and is
+    /// not used afterwards.
+    #[no_mangle]
+    unsafe extern "C" fn posted_msi_agent_free(virq: c_uint) {
+        drop(Allocated { virq });
+    }
+
+    /// Posts one MSI of interrupt `virq` as VT-d does (see [`PostedIrq::post`]); `*newly` tells
+    /// whether its PIR bit was clear. Returns 1 if the post sent the notification, 0 if not,
+    /// `-ENXIO` without a vector, `-EINVAL` for an interrupt that is not the agent's. Any
+    /// context but NMI.
+    ///
+    /// # Safety
+    ///
+    /// `virq` stays allocated during the call; `newly` is valid for writes.
+    #[no_mangle]
+    unsafe extern "C" fn posted_msi_agent_post(virq: c_uint, newly: *mut bool) -> c_int {
+        // SAFETY: Any virq may be looked up; it stays allocated during the call (the function's
+        // safety requirements), and so does its `irq_data`.
+        let irqd = unsafe { bindings::irq_get_irq_data(virq) };
+        if irqd.is_null() {
+            return EINVAL.to_errno();
+        }
+        // SAFETY: As just said.
+        let irqd = unsafe { IrqData::from_raw(irqd) };
+        let Some(irte) = irqd.chip_data::<PostedAgentChip>() else {
+            return EINVAL.to_errno();
+        };
+        match irte.post() {
+            Ok(p) => {
+                // SAFETY: `newly` is valid for writes (the function's safety requirements).
+                unsafe { *newly = p.new };
+                c_int::from(p.notified)
+            }
+            Err(e) => e.to_errno(),
+        }
+    }
+
+    /// Posts `vector` to `cpu`'s posted-interrupt descriptor as VT-d does, with no interrupt
+    /// behind it; `*newly` tells whether the PIR bit was clear. Returns 1 if the post sent the
+    /// notification, 0 if not, `-EINVAL` for a vector outside 32..=255 or an invalid CPU
+    /// (nothing posted). Any context but NMI.
+    ///
+    /// # Safety
+    ///
+    /// `newly` is valid for writes.
+    #[no_mangle]
+    unsafe extern "C" fn posted_msi_agent_post_vector(
+        cpu: c_uint,
+        vector: c_uint,
+        newly: *mut bool,
+    ) -> c_int {
+        let (Some(cpu), Ok(vector)) = (CpuId::from_u32(cpu), Vector::new(vector)) else {
+            return EINVAL.to_errno();
+        };
+        let _irqs_off = local_interrupt_disable();
+        let pid = posted::PiDesc::of_cpu(cpu);
+        // SAFETY: `newly` is valid for writes (the function's safety requirements).
+        unsafe { *newly = pid.set_pir(vector) };
+        let notified = pid.test_and_set_on_unless_sn();
+        if notified {
+            posted::send_notification(cpu);
+        }
+        c_int::from(notified)
     }
 }

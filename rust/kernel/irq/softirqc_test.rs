@@ -761,23 +761,40 @@ mod tests {
         bad_free: Atomic<i32>,
     }
 
-    /// The chip of [`SparseChild`]: forwards everything to the parent.
+    /// Per-interrupt chip data of [`SparseChip`]: its hwirq, and EOIs counted per interrupt.
+    struct SparseLine {
+        hwirq: usize,
+        eois: Atomic<u32>,
+    }
+
+    /// Drops of [`SparseLine`]s.
+    static SPARSE_LINE_DROPS: Atomic<u32> = Atomic::new(0);
+
+    impl Drop for SparseLine {
+        fn drop(&mut self) {
+            SPARSE_LINE_DROPS.fetch_add(1, Relaxed);
+        }
+    }
+
+    /// The chip of [`SparseChild`]: forwards everything to the parent; its chip data is
+    /// per interrupt.
     struct SparseChip;
 
     #[vtable]
     impl Chip for SparseChip {
-        type Data = SparseChild;
+        type Data = SparseLine;
         const NAME: &'static CStr = c"soft-sparse";
 
-        fn mask(_c: &SparseChild, d: &IrqData) {
+        fn mask(_l: &SparseLine, d: &IrqData) {
             let _ = d.mask_parent();
         }
 
-        fn unmask(_c: &SparseChild, d: &IrqData) {
+        fn unmask(_l: &SparseLine, d: &IrqData) {
             let _ = d.unmask_parent();
         }
 
-        fn eoi(_c: &SparseChild, d: &IrqData) {
+        fn eoi(l: &SparseLine, d: &IrqData) {
+            l.eois.fetch_add(1, Relaxed);
             let _ = d.eoi_parent();
         }
     }
@@ -801,7 +818,16 @@ mod tests {
             let (hwirq, _) = self.translate(spec)?;
             alloc.alloc_parent(virq, nr, &[(hwirq % 16 + 16) as u32])?;
             for i in 0..nr {
-                alloc.set_info::<SparseChip>(virq + i, hwirq + i as usize, FlowHandler::FastEoi)?;
+                let hwirq = hwirq + i as usize;
+                alloc.set_info_boxed::<SparseChip>(
+                    virq + i,
+                    hwirq,
+                    FlowHandler::FastEoi,
+                    Ok::<_, Error>(SparseLine {
+                        hwirq,
+                        eois: Atomic::new(0),
+                    }),
+                )?;
             }
             Ok(())
         }
@@ -809,9 +835,9 @@ mod tests {
         fn free(&self, alloc: &crate::irq::Allocator<'_, Self>, virq: u32, nr: u32) {
             self.frees.fetch_add(1, Relaxed);
             // Outside the interrupts being freed: refused, nothing freed.
-            let bad = alloc.free_common(virq + nr, 1).err().map_or(0, |e| e.to_errno());
+            let bad = alloc.free_boxed::<SparseChip>(virq + nr, 1).err().map_or(0, |e| e.to_errno());
             self.bad_free.store(bad, Relaxed);
-            let _ = alloc.free_common(virq, nr);
+            let _ = alloc.free_boxed::<SparseChip>(virq, nr);
         }
     }
 
@@ -861,9 +887,16 @@ mod tests {
         child.handle_irq_safe(lpi as usize)?;
         assert_eq!(reg.handler().hits.load(Relaxed), 1);
         assert_eq!(&log()[..], &[HARD, 8 * 16 + OP_EOI]);
+        // The chip got its interrupt's own data; another chip's view of it is refused.
+        let line = m.desc().irq_data().chip_data::<SparseChip>();
+        assert_eq!(line.map(|l| (l.hwirq, l.eois.load(Relaxed))), Some((lpi as usize, 1)));
+        assert!(m.desc().irq_data().chip_data::<SoftChip>().is_none());
+        let drops = SPARSE_LINE_DROPS.load(Relaxed);
         drop(reg);
         drop(m);
-        // `free` ran once, freed the parent's level through `free_common` and had an interrupt
+        // Freeing the interrupt released its data.
+        assert_eq!(SPARSE_LINE_DROPS.load(Relaxed), drops + 1);
+        // `free` ran once, freed the parent's level through `free_boxed` and had an interrupt
         // outside its range refused.
         assert_eq!(child.data().frees.load(Relaxed), 1);
         assert_eq!(child.data().bad_free.load(Relaxed), EINVAL.to_errno());
@@ -1091,6 +1124,7 @@ mod tests {
         runs: Arc<Atomic<u32>>,
     }
 
+    #[vtable]
     impl ChainedHandler for Demux {
         fn handle(&self, desc: &IrqDesc, irqs_off: &LocalInterruptDisabled) {
             let _guard = ChainedIrqGuard::new(desc);
