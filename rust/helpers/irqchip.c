@@ -21,6 +21,11 @@ __rust_helper bool rust_helper_irqd_irq_masked(struct irq_data *d)
 	return irqd_irq_masked(d);
 }
 
+__rust_helper bool rust_helper_irqd_is_setaffinity_pending(struct irq_data *d)
+{
+	return irqd_is_setaffinity_pending(d);
+}
+
 __rust_helper bool rust_helper_irqd_irq_disabled(struct irq_data *d)
 {
 	return irqd_irq_disabled(d);
@@ -41,6 +46,11 @@ __rust_helper void rust_helper_irq_set_handler_locked(struct irq_data *d,
 						      irq_flow_handler_t handler)
 {
 	irq_set_handler_locked(d, handler);
+}
+
+__rust_helper struct irq_desc *rust_helper_irq_data_to_desc(struct irq_data *d)
+{
+	return irq_data_to_desc(d);
 }
 
 __rust_helper struct irq_data *rust_helper_irq_desc_get_irq_data(struct irq_desc *desc)
@@ -108,37 +118,15 @@ __rust_helper void rust_helper_msi_msg_set(struct msi_msg *msg, u32 address_lo, 
 	msg->data = data;
 }
 
-__rust_helper unsigned long rust_helper_irq_desc_lock_irqsave(struct irq_desc *desc)
+/* The refcounted interrupt disabling of local_interrupt_disable() and SpinLockIrq. */
+__rust_helper void rust_helper_irq_desc_lock_irq_disable(struct irq_desc *desc)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&desc->lock, flags);
-	return flags;
+	raw_spin_lock_irq_disable(&desc->lock);
 }
 
-__rust_helper void rust_helper_irq_desc_unlock_irqrestore(struct irq_desc *desc,
-							 unsigned long flags)
+__rust_helper void rust_helper_irq_desc_unlock_irq_enable(struct irq_desc *desc)
 {
-	raw_spin_unlock_irqrestore(&desc->lock, flags);
-}
-
-/*
- * Whether the installed flow of @d's interrupt is one that calls the chip's ack/mask/unmask/eoi
- * with desc->lock held: chained handlers and the per-CPU flows call them without it.
- */
-__rust_helper bool rust_helper_irq_data_flow_holds_desc_lock(struct irq_data *d)
-{
-	irq_flow_handler_t flow = irq_data_to_desc(d)->handle_irq;
-
-	return flow == handle_edge_irq || flow == handle_level_irq ||
-	       flow == handle_fasteoi_irq
-#ifdef CONFIG_IRQ_FASTEOI_HIERARCHY_HANDLERS
-	       || flow == handle_fasteoi_ack_irq || flow == handle_fasteoi_mask_irq
-#endif
-#ifdef CONFIG_IRQ_EDGE_EOI_HANDLER
-	       || flow == handle_edge_eoi_irq
-#endif
-	       ;
+	raw_spin_unlock_irq_enable(&desc->lock);
 }
 
 /* For the module references of Rust domains, chained handlers and posted-MSI agent lines. */

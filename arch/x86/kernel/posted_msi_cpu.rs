@@ -8,11 +8,16 @@
 
 use kernel::{
     bindings,
-    irq::posted::{
-        PiDesc,
-        Vector, //
+    irq::{
+        posted::{
+            self,
+            PiDesc,
+            Vector, //
+        },
+        IrqData, //
     },
-    prelude::*, //
+    prelude::*,
+    types::NotThreadSafe, //
 };
 
 /// The body of the posted-MSI notification handler, called by its IDT entry.
@@ -27,6 +32,23 @@ pub(crate) unsafe extern "C" fn rust_posted_msi_notification() {
     super::handle_notification(unsafe { Notification::new() });
 }
 
+/// The Rust posted-MSI ack ([`posted::ack`]) for C chips: `intel_ack_posted_msi_irq()` calls it
+/// when the Rust implementation is selected (`posted_msi=rust`, the default).
+///
+/// # Safety
+///
+/// Only called by `intel_ack_posted_msi_irq()`, the `irq_ack` of a posted MSI's chip, with its
+/// valid `irq_data`, by a flow handler that holds the descriptor lock (the edge flow), as that
+/// function's contract says.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn rust_posted_msi_ack(irqd: *mut bindings::irq_data) {
+    // SAFETY: `irqd` is valid for the call (the function's safety requirements).
+    let irqd = unsafe { IrqData::from_raw(irqd) };
+    // SAFETY: Called as `irqd`'s `irq_ack` by a flow holding the descriptor lock, in its hard
+    // IRQ (the function's safety requirements).
+    unsafe { posted::ack(irqd) }
+}
+
 /// The posted-MSI notification being handled on this CPU.
 ///
 /// Only [`rust_posted_msi_notification`] creates it and [`Notification::eoi`] consumes it: its
@@ -39,6 +61,7 @@ pub(crate) unsafe extern "C" fn rust_posted_msi_notification() {
 /// not EOId yet. `self.pid` is this CPU's posted-MSI descriptor.
 pub(crate) struct Notification {
     pid: &'static PiDesc,
+    _not_thread_safe: NotThreadSafe,
 }
 
 impl Notification {
@@ -55,7 +78,10 @@ impl Notification {
         // not change under it.
         let pid = unsafe { PiDesc::from_raw(bindings::posted_msi_pi_desc_this_cpu()) };
         // INVARIANT: Called by the notification handler (the function's safety requirements).
-        Self { pid }
+        Self {
+            pid,
+            _not_thread_safe: NotThreadSafe,
+        }
     }
 
     /// Returns this CPU's posted-interrupt descriptor.

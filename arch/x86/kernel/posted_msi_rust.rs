@@ -2,6 +2,10 @@
 
 //! The posted-MSI notification handler's body in Rust, and the posted-MSI ack for C chips.
 //!
+//! C's `intel_ack_posted_msi_irq()` calls
+//! [`rust_posted_msi_ack`](posted_msi_cpu::rust_posted_msi_ack), [`kernel::irq::posted::ack`], when
+//! the Rust implementation is selected.
+//!
 //! With posted MSIs the IOMMU sets a device vector's bit in the target CPU's posted-interrupt
 //! descriptor ([`PiDesc`]) and sends one notification for a burst of them.
 //! `sysvec_posted_msi_notification()`, the IDT entry, stays C and does the entry bookkeeping
@@ -18,19 +22,13 @@
 use kernel::{
     irq::{
         posted::{
-            self,
             PiDesc,
             Vector,
             FIRST_EXTERNAL_VECTOR,
             FIRST_SYSTEM_VECTOR,
             NR_PIR_WORDS, //
         },
-        Chip,
-        ChipVtable,
-        IrqData,
-        LockedIrqData, //
     },
-    module::BuiltIn as LocalModule,
     prelude::*, //
 };
 
@@ -135,32 +133,6 @@ fn demux(pid: &PiDesc, mut handle: impl FnMut(Vector)) {
 fn handle_notification(n: posted_msi_cpu::Notification) {
     demux(n.pid(), |v| n.call_irq_handler(v));
     n.eoi();
-}
-
-/// The posted-MSI ack as a chip callback, for C chips: `intel_ack_posted_msi_irq()` calls the
-/// `irq_ack` of [`rust_posted_msi_ack_chip`] when the Rust implementation is selected.
-///
-/// The chip data is not used (`()`), so any chip's interrupt can go through it.
-struct PostedMsiAck;
-
-#[vtable]
-impl Chip for PostedMsiAck {
-    type Data = ();
-    const NAME: &'static CStr = c"POSTED-MSI-ACK";
-
-    /// See [`posted::ack`]: the pending affinity move under the descriptor lock, the EOI of a
-    /// vector raised outside the notification.
-    fn ack(_data: &(), _irqd: &IrqData, locked: Option<&LockedIrqData>) {
-        posted::ack(locked)
-    }
-}
-
-/// Returns the constant `struct irq_chip` whose `irq_ack` is the Rust posted-MSI ack.
-///
-/// Any context.
-#[no_mangle]
-pub extern "C" fn rust_posted_msi_ack_chip() -> *const kernel::bindings::irq_chip {
-    ChipVtable::<PostedMsiAck>::build()
 }
 
 #[cfg(CONFIG_X86_POSTED_MSI_KUNIT_TEST)]

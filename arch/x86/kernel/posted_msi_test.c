@@ -68,7 +68,7 @@ static int pmsi_post_vector(unsigned int cpu, unsigned int vector, bool *newly)
 static int pmsi_post(struct pmsi_line *line)
 {
 	bool newly = false;
-	int ret = posted_msi_agent_post(line->virq, &newly);
+	int ret = posted_msi_agent_post(pmsi_agent, line->virq, &newly);
 
 	if (newly)
 		atomic_inc(&line->posted);
@@ -565,7 +565,7 @@ static void pmsi_deferred_move(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, irqd_is_setaffinity_pending(d));
 	KUNIT_EXPECT_EQ(test, cpumask_first(irq_data_get_effective_affinity_mask(d)), 1);
 	/* An interrupt of another chip is not the agent's to post. */
-	KUNIT_EXPECT_EQ(test, posted_msi_agent_post(0, &(bool){ false }), -EINVAL);
+	KUNIT_EXPECT_EQ(test, posted_msi_agent_post(pmsi_agent, 0, &(bool){ false }), -EINVAL);
 
 	/* Delivered on CPU1; its ack moves the line. */
 	KUNIT_EXPECT_GE(test, pmsi_post(&lines[0]), 0);

@@ -30,8 +30,10 @@ use kernel::{
 #[repr(transparent)]
 pub(crate) struct IntelIrData(Opaque<u8>);
 
-// SAFETY: The Rust side never reads or writes the data itself; the C functions it calls run with
-// the interrupt's descriptor lock held, as for the C chip.
+// SAFETY: The Rust side never reads or writes the data itself; the C functions it calls run under
+// genirq's serialisation of the interrupt, as for the C chip (`set_affinity` and
+// `set_vcpu_affinity` with the descriptor lock held; `compose_msi_msg` only reads the MSI message
+// set up at allocation).
 unsafe impl Sync for IntelIrData {}
 
 impl IntelIrData {
@@ -91,4 +93,15 @@ impl IntelIrData {
         // SAFETY: As in `set_affinity`; `vcpu` is the pointer genirq passed to the chip.
         to_result(unsafe { bindings::intel_ir_set_vcpu_affinity(irqd.as_raw(), vcpu.as_raw()) })
     }
+}
+
+/// The posted-MSI ack ([`kernel::irq::posted::ack`]) of the INTEL-IR-POST chip.
+///
+/// Hard IRQ context, as the chip's `irq_ack`.
+pub(crate) fn posted_ack(irqd: &IrqData) {
+    // SAFETY: `intel_irq_remapping_alloc()` installs INTEL-IR-POST on PCI MSI/MSI-X interrupts
+    // only, whose flow is `handle_edge_irq()` (the PCI/MSI domain's), which calls `irq_ack` with
+    // the descriptor lock held in the interrupt's hard IRQ; nothing else calls a posted MSI's
+    // `irq_ack` (the C chip's `intel_ack_posted_msi_irq()` has the same contract).
+    unsafe { kernel::irq::posted::ack(irqd) }
 }

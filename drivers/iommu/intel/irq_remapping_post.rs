@@ -9,7 +9,7 @@
 //! installs it when the Rust implementation is selected (`posted_msi=rust`, the default).
 //!
 //! The IRTE operations stay the C functions of `irq_remapping.c`; [`irq_remapping_irte`], the
-//! only `unsafe` code here, calls them.
+//! only `unsafe` code here, calls them, and the posted-MSI ack ([`kernel::irq::posted::ack`]).
 //!
 //! C source: `intel_ir_chip_post_msi` in
 //! [`drivers/iommu/intel/irq_remapping.c`](srctree/drivers/iommu/intel/irq_remapping.c).
@@ -17,7 +17,6 @@
 use kernel::{
     cpumask::Cpumask,
     irq::{
-        posted,
         Chip,
         ChipVtable,
         IrqData,
@@ -42,9 +41,9 @@ impl Chip for IntelIrPostMsi {
     type Data = IntelIrData;
     const NAME: &'static CStr = c"INTEL-IR-POST";
 
-    /// Applies a pending affinity change; no EOI (see [`posted::ack`]).
-    fn ack(_ir: &IntelIrData, _irqd: &IrqData, locked: Option<&LockedIrqData>) {
-        posted::ack(locked)
+    /// Applies a pending affinity change; no EOI (see [`kernel::irq::posted::ack`]).
+    fn ack(_ir: &IntelIrData, irqd: &IrqData) {
+        irq_remapping_irte::posted_ack(irqd)
     }
 
     fn set_affinity(

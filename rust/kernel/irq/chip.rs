@@ -189,7 +189,14 @@ impl VcpuInfo {
 ///
 /// The lock is in the types: `set_type` and `set_affinity`, which genirq always calls with it
 /// held, receive a [`LockedIrqData`], whose methods are the operations C allows only under the
-/// lock; `ack` receives one when its caller is a flow handler that holds the lock.
+/// lock. `ack` (like `mask`, `unmask` and `eoi`) does not: flow handlers call it with the lock
+/// held, but `chained_irq_enter()`, the per-CPU flows and drivers calling chip callbacks from
+/// their handlers (after `handle_irq_event()` dropped the lock) do not, and nothing tells the
+/// callee which.
+///
+/// C code that calls a Rust chip's callbacks directly, a C child level forwarding to its Rust
+/// parent, must do so as genirq does: `set_type` and `set_affinity` with the descriptor lock
+/// held (or before the interrupt is visible, while its domain allocates it).
 ///
 /// C header: [`include/linux/irq.h`](srctree/include/linux/irq.h) (`struct irq_chip`).
 ///
@@ -288,11 +295,7 @@ pub trait Chip {
     }
 
     /// Acknowledges the start of a new interrupt (`irq_ack`).
-    ///
-    /// `locked` is the interrupt's [`LockedIrqData`] when the caller is a flow handler holding
-    /// the descriptor lock (e.g. `handle_edge_irq()`), and `None` for `chained_irq_enter()` and
-    /// the per-CPU flows.
-    fn ack(_data: &Self::Data, _irqd: &IrqData, _locked: Option<&LockedIrqData>) {
+    fn ack(_data: &Self::Data, _irqd: &IrqData) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -385,15 +388,13 @@ pub trait Chip {
 /// The constant `struct irq_chip` of a [`Chip`] implementation.
 ///
 /// Whoever installs the table on an interrupt guarantees that the interrupt's `chip_data` is null
-/// or points to a `T::Data` that outlives the installation (nothing, for a zero-sized
-/// `T::Data`): [`Domain`](super::Domain) installs
+/// or points to a `T::Data` that outlives the installation: [`Domain`](super::Domain) installs
 /// it with its own host data; C code that installs it (VT-d's posted-MSI chip) with the data
 /// type it declares.
 pub struct ChipVtable<T: Chip>(PhantomData<T>);
 
 /// Recovers the chip data and [`IrqData`] of a callback; `None` if the chip data is gone (an
-/// interrupt being torn down by `irq_domain_reset_irq_data()`). A zero-sized `T::Data` is never
-/// read from the interrupt: such a chip may be installed, or called, on any interrupt.
+/// interrupt being torn down by `irq_domain_reset_irq_data()`).
 ///
 /// # Safety
 ///
@@ -404,15 +405,9 @@ unsafe fn callback_args<'a, T: Chip>(
 ) -> Option<(&'a T::Data, &'a IrqData)> {
     // SAFETY: Per the function's safety requirements `irqd` is valid for `'a`.
     let d = unsafe { IrqData::from_raw(irqd) };
-    if core::mem::size_of::<T::Data>() == 0 {
-        // A chip without data (`()` or another zero-sized type) works on any interrupt,
-        // whatever its chip data: a reference to a zero-sized value is valid at any non-null,
-        // aligned address.
-        // SAFETY: See above.
-        return Some((unsafe { core::ptr::NonNull::<T::Data>::dangling().as_ref() }, d));
-    }
+    // A volatile read (`READ_ONCE()`): `irq_domain_reset_irq_data()` may clear it concurrently.
     // SAFETY: Per the function's safety requirements `irqd` is valid.
-    let data = unsafe { (*irqd).chip_data }.cast::<T::Data>();
+    let data = unsafe { core::ptr::read_volatile(&raw const (*irqd).chip_data) }.cast::<T::Data>();
     if data.is_null() {
         return None;
     }
@@ -480,8 +475,7 @@ impl<T: Chip> ChipVtable<T> {
         let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
             return;
         };
-        // SAFETY: genirq called this chip callback for `d`, on the CPU that runs its flow.
-        T::ack(data, d, unsafe { LockedIrqData::in_locked_flow(d) })
+        T::ack(data, d)
     }
 
     /// # Safety

@@ -132,28 +132,19 @@ impl IrqData {
         }
     }
 
-    /// Returns the chip data of this level if chip `C` is installed on it: per-interrupt data that
-    /// [`Allocator::set_info_boxed`](super::Allocator::set_info_boxed) installed, or a domain's
-    /// host data. `None` for another chip or no data.
-    ///
-    /// The reference lives as long as `self`: chip data outlives the interrupt's use of the chip.
-    pub fn chip_data<C: super::Chip>(&self) -> Option<&C::Data> {
-        // SAFETY: `self.0` is valid (type invariant).
-        let (chip, data) = unsafe { ((*self.as_raw()).chip, (*self.as_raw()).chip_data) };
-        if !core::ptr::eq(chip, super::ChipVtable::<C>::build()) || data.is_null() {
-            return None;
-        }
-        // SAFETY: `ChipVtable::<C>` is installed here, so the chip data is a `C::Data` that
-        // outlives the installation (the contract of `ChipVtable`'s installers).
-        Some(unsafe { &*data.cast::<C::Data>() })
-    }
-
     /// Returns the trigger type currently configured for the line (`irqd_get_trigger_type`).
     ///
     /// Returns `EINVAL` if the descriptor holds a value that is not a [`TriggerType`].
     pub fn trigger_type(&self) -> Result<TriggerType> {
         // SAFETY: `self.0` is valid (type invariant).
         TriggerType::try_from(unsafe { bindings::irqd_get_trigger_type(self.as_raw()) })
+    }
+
+    /// Returns whether an affinity change waits for the next `ack` (`irqd_is_setaffinity_pending`),
+    /// as with `IRQCHIP_MOVE_DEFERRED` chips.
+    pub fn is_move_pending(&self) -> bool {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { bindings::irqd_is_setaffinity_pending(self.as_raw()) }
     }
 
     /// Returns whether the line is masked in the core's view (`irqd_irq_masked`).
@@ -249,28 +240,17 @@ impl LockedIrqData {
         unsafe { &*ptr.cast() }
     }
 
-    /// Returns the [`LockedIrqData`] of `irqd` if the chip callback receiving it runs in a flow
-    /// handler that holds the descriptor lock.
-    ///
-    /// genirq calls `irq_ack`, `irq_mask`, `irq_unmask` and `irq_eoi` with `desc->lock` held
-    /// from the flows of [`FlowHandler`] that take it (`handle_edge_irq()`, `handle_level_irq()`,
-    /// `handle_fasteoi_irq()` and their hierarchy variants), but without it from
-    /// `chained_irq_enter()`/`chained_irq_exit()` and the per-CPU flows: the installed flow tells
-    /// which (a chained handler replaces the flow of its interrupt).
+    /// Returns `irqd` as a [`LockedIrqData`], for code that genirq's rules put under the lock
+    /// but that the types cannot see: the `irq_ack` of a chip whose interrupts only have a flow
+    /// that acks under the lock (`handle_edge_irq()`, `handle_level_irq()`), as the x86 chips
+    /// that apply deferred affinity moves in their ack (`IRQCHIP_MOVE_DEFERRED`) rely on.
     ///
     /// # Safety
     ///
-    /// Only called in a chip callback that genirq invoked for `irqd`, on the CPU that runs the
-    /// interrupt's flow handler, for the duration of the callback.
-    pub(crate) unsafe fn in_locked_flow(irqd: &IrqData) -> Option<&Self> {
-        // SAFETY: `irqd` is valid (type invariant of `IrqData`).
-        if unsafe { bindings::irq_data_flow_holds_desc_lock(irqd.as_raw()) } {
-            // SAFETY: The callback was called by a flow that holds the descriptor lock (checked
-            // above; the function's safety requirements rule out other callers).
-            Some(unsafe { Self::from_raw(irqd.as_raw()) })
-        } else {
-            None
-        }
+    /// The current context holds the descriptor lock of `irqd`'s interrupt for `'a`.
+    pub unsafe fn assume_locked<'a>(irqd: &'a IrqData) -> &'a Self {
+        // SAFETY: As the caller guarantees; `irqd` is valid for `'a`.
+        unsafe { Self::from_raw(irqd.as_raw()) }
     }
 
     /// Sets the effective affinity (`irq_data_update_effective_affinity`), as a chip's
@@ -292,10 +272,39 @@ impl LockedIrqData {
     /// new trigger type needs another flow.
     ///
     /// Returns `EINVAL` for [`FlowHandler::PercpuDevid`], which needs the per-CPU setup of
-    /// `irq_set_percpu_devid()` when the interrupt is allocated.
+    /// `irq_set_percpu_devid()` when the interrupt is allocated, and for a flow whose callbacks
+    /// the interrupt's top-level chip lacks (`ack` for the edge flow, `eoi` for fasteoi), and
+    /// `EBUSY` if the interrupt's handler is not one of [`FlowHandler`]'s flows (a chained
+    /// handler, a per-CPU flow).
     pub fn set_handler(&self, flow: FlowHandler) -> Result {
         if flow == FlowHandler::PercpuDevid {
             return Err(EINVAL);
+        }
+        // SAFETY: `self.0` is valid and `desc->lock` is held (type invariant): the descriptor's
+        // handler and top-level chip are stable.
+        let (current, chip) = unsafe {
+            let desc = bindings::irq_data_to_desc(self.as_raw());
+            ((*desc).handle_irq, (*desc).irq_data.chip)
+        };
+        let replaceable = [
+            FlowHandler::FastEoi,
+            FlowHandler::Edge,
+            FlowHandler::Level,
+            FlowHandler::Simple,
+            FlowHandler::Bad,
+        ]
+        .iter()
+        // C functions, defined once: their addresses identify them.
+        .any(|f| f.as_raw().map(|p| p as usize) == current.map(|p| p as usize));
+        if !replaceable {
+            return Err(EBUSY);
+        }
+        // SAFETY: A non-null `chip` of an allocated interrupt points to a live `irq_chip`.
+        let chip = unsafe { chip.as_ref() }.ok_or(EINVAL)?;
+        match flow {
+            FlowHandler::Edge if chip.irq_ack.is_none() => return Err(EINVAL),
+            FlowHandler::FastEoi if chip.irq_eoi.is_none() => return Err(EINVAL),
+            _ => {}
         }
         // SAFETY: `self.0` is valid and `desc->lock` is held (type invariant), as
         // `irq_set_handler_locked()` requires; the handler is a genirq flow handler.

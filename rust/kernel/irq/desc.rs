@@ -9,8 +9,10 @@ use crate::{
         IrqData,
         LockedIrqData, //
     },
-    prelude::*,
-    types::Opaque, //
+    types::{
+        NotThreadSafe,
+        Opaque, //
+    }, //
 };
 
 /// The interrupt descriptor of one Linux interrupt (`struct irq_desc`).
@@ -52,15 +54,21 @@ impl IrqDesc {
     }
 
     /// Takes the descriptor lock (`desc->lock`, a raw spinlock) with interrupts disabled
-    /// (`raw_spin_lock_irqsave`); dropping the guard releases it.
+    /// (`raw_spin_lock_irq_disable`, the refcounted disabling of
+    /// [`local_interrupt_disable`](crate::interrupt::local_interrupt_disable), so guards of both
+    /// kinds may be dropped in any order); dropping the guard releases it.
     ///
-    /// Any context. The chip callbacks and the flow handler of the interrupt take or hold the
-    /// same lock: taking it there deadlocks (lockdep reports it).
+    /// Any context but NMI. Atomic context while held: do not sleep. The chip callbacks and the
+    /// flow handler of the interrupt take or hold the same lock: taking it there, or handling
+    /// the interrupt under it, deadlocks (lockdep reports it).
     pub fn lock(&self) -> DescLockGuard<'_> {
         // SAFETY: `self.0` is valid (type invariant).
-        let flags = unsafe { bindings::irq_desc_lock_irqsave(self.as_raw()) };
-        // INVARIANT: The lock was just taken, with `flags` saved.
-        DescLockGuard { desc: self, flags }
+        unsafe { bindings::irq_desc_lock_irq_disable(self.as_raw()) };
+        // INVARIANT: The lock was just taken.
+        DescLockGuard {
+            desc: self,
+            _not_send: NotThreadSafe,
+        }
     }
 }
 
@@ -68,11 +76,10 @@ impl IrqDesc {
 ///
 /// # Invariants
 ///
-/// The current context holds `self.desc`'s lock, taken with `raw_spin_lock_irqsave()` that
-/// saved `self.flags`.
+/// The current context holds `self.desc`'s lock, taken with `raw_spin_lock_irq_disable()`.
 pub struct DescLockGuard<'a> {
     desc: &'a IrqDesc,
-    flags: c_ulong,
+    _not_send: NotThreadSafe,
 }
 
 impl DescLockGuard<'_> {
@@ -87,7 +94,7 @@ impl DescLockGuard<'_> {
 
 impl Drop for DescLockGuard<'_> {
     fn drop(&mut self) {
-        // SAFETY: The lock is held with `self.flags` saved (type invariant).
-        unsafe { bindings::irq_desc_unlock_irqrestore(self.desc.as_raw(), self.flags) };
+        // SAFETY: The lock is held (type invariant), taken with `raw_spin_lock_irq_disable()`.
+        unsafe { bindings::irq_desc_unlock_irq_enable(self.desc.as_raw()) };
     }
 }

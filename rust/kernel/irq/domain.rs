@@ -28,6 +28,7 @@ use crate::{
         desc::IrqDesc,
         flow::{
             ChainedHandler,
+            ChainedIrqGuard,
             FlowHandler, //
         },
         IrqRequest,
@@ -368,16 +369,18 @@ unsafe fn set_info<T: DomainOps, C: Chip<Data = T>>(
         // per-CPU flow handler needs the per-CPU enable mask this allocates.
         to_result(unsafe { bindings::irq_set_percpu_devid(virq) })?;
     }
-    // SAFETY: `domain` is live and its `host_data` is a `T` (invariant of `Domain`) that outlives
-    // every interrupt of the domain, so `C`'s callbacks may borrow it as `C::Data`; `virq`
-    // belongs to `domain` (the function's safety requirements).
+    // SAFETY: `domain` is live (the function's safety requirements).
+    let chip_data = core::ptr::from_ref::<T>(unsafe { host::<T>(domain) });
+    // SAFETY: `domain` is live and its host data's `T` (invariant of `Domain`) outlives every
+    // interrupt of the domain, so `C`'s callbacks may borrow it as `C::Data`; `virq` belongs to
+    // `domain` (the function's safety requirements).
     unsafe {
         bindings::irq_domain_set_info(
             domain,
             virq,
             hwirq,
             ChipVtable::<C>::build(),
-            (*domain).host_data,
+            chip_data.cast_mut().cast(),
             flow.as_raw(),
             core::ptr::null_mut(),
             core::ptr::null(),
@@ -432,6 +435,7 @@ impl<T: DomainOps> Allocator<'_, T> {
     /// Returns `EINVAL` for a `virq` outside the allocation or a `hwirq` outside the domain.
     pub fn set_hwirq_and_chip<C: Chip<Data = T>>(&self, virq: u32, hwirq: usize) -> Result {
         self.check(virq, 1, hwirq)?;
+        let chip_data = core::ptr::from_ref::<T>(self.host());
         // SAFETY: As in `set_info`.
         to_result(unsafe {
             bindings::irq_domain_set_hwirq_and_chip(
@@ -439,7 +443,7 @@ impl<T: DomainOps> Allocator<'_, T> {
                 virq,
                 hwirq,
                 ChipVtable::<C>::build(),
-                (*self.domain).host_data,
+                chip_data.cast_mut().cast(),
             )
         })
     }
@@ -474,10 +478,24 @@ impl<T: DomainOps> Allocator<'_, T> {
         })
     }
 
+    /// The domain's host data.
+    fn host(&self) -> &T {
+        // SAFETY: `self.domain` is a live domain created by `Domain` for `T` for the duration of
+        // the operation.
+        unsafe { host::<T>(self.domain) }
+    }
+
+    /// The domain's Rust state.
+    fn state(&self) -> &DomainState {
+        // SAFETY: As in `host`.
+        unsafe { host_state::<T>(self.domain) }
+    }
+
     /// Whether the parent takes `msi_alloc_info_t` arguments (set when the domain was created).
     fn parent_takes_msi_info(&self) -> bool {
         // SAFETY: `self.domain` is live for the duration of the operation.
-        unsafe { (*self.domain).flags } & FLAG_PARENT_TAKES_MSI_INFO != 0
+        let flags = unsafe { (*self.domain).flags };
+        flags & FLAG_PARENT_TAKES_MSI_INFO != 0
     }
 
     /// Allocates the parent domain's level of `nr` interrupts at `virq` with the MSI allocation
@@ -507,7 +525,7 @@ impl<T: DomainOps> Allocator<'_, T> {
     /// flow handler (`irq_domain_set_info`).
     ///
     /// The data belongs to the interrupt until [`Allocator::free_boxed`] releases it when the
-    /// interrupt is freed; a `free` that does not call it leaks it.
+    /// interrupt is freed, or the domain's removal does.
     ///
     /// Returns `EINVAL` for a `virq` outside the allocation, a `hwirq` outside the domain, or a
     /// chip that lacks a callback the flow calls, and `ENOMEM`.
@@ -517,20 +535,34 @@ impl<T: DomainOps> Allocator<'_, T> {
         hwirq: usize,
         flow: FlowHandler,
         data: impl PinInit<C::Data, Error>,
-    ) -> Result {
+    ) -> Result
+    where
+        C::Data: Send,
+    {
         self.check(virq, 1, hwirq)?;
         flow.check::<C>()?;
+        let mut boxed = self.state().boxed.lock();
+        boxed.reserve(1, GFP_KERNEL)?;
         let data = KBox::pin_init(data, GFP_KERNEL)?;
+        // SAFETY: The data is never moved out of its allocation: `free_boxed` or the domain's
+        // removal drops it in place through `drop_boxed`.
+        let data = KBox::into_raw(unsafe { Pin::into_inner_unchecked(data) });
+        // INVARIANT: `data` came from `KBox::into_raw()`, `drop` is its type's dropper.
+        let entry = BoxedData {
+            virq,
+            data: data.cast(),
+            drop: drop_boxed::<C::Data>,
+        };
+        // Within the capacity reserved above.
+        boxed.push(entry, GFP_KERNEL)?;
+        drop(boxed);
         if flow == FlowHandler::PercpuDevid {
             // SAFETY: `virq` is being allocated in `self.domain` (checked above).
             to_result(unsafe { bindings::irq_set_percpu_devid(virq) })?;
         }
-        // SAFETY: The box is pinned; its memory stays valid until `free_boxed` drops it, after
-        // no callback can use it any more.
-        let data = KBox::into_raw(unsafe { Pin::into_inner_unchecked(data) });
         // SAFETY: `virq` is being allocated in the live `self.domain` (checked above); the chip
-        // data is a `C::Data` that outlives the installation (released by `free_boxed` only
-        // after the chip is gone and a grace period), as `ChipVtable` requires.
+        // data is a `C::Data` that outlives the installation (released only after the chip is
+        // gone and a grace period), as `ChipVtable` requires.
         unsafe {
             bindings::irq_domain_set_info(
                 self.domain,
@@ -548,40 +580,18 @@ impl<T: DomainOps> Allocator<'_, T> {
 
     /// Resets this level of `nr` interrupts at `virq`, frees the parent domain's levels, waits
     /// until no CPU can be in a chip callback of them (an RCU grace period), then drops the
-    /// per-interrupt data [`Allocator::set_info_boxed`] installed with chip `C`: what a
+    /// per-interrupt data [`Allocator::set_info_boxed`] installed on them: what a
     /// [`DomainOps::free`] of a domain with per-interrupt data calls.
     ///
     /// Process context; sleeps. Returns `EINVAL` for interrupts outside the ones being freed
-    /// (nothing is freed then), and `ENOMEM` (the interrupts are freed, their data leaked).
-    pub fn free_boxed<C: Chip>(&self, virq: u32, nr: u32) -> Result {
+    /// (nothing is freed then).
+    pub fn free_boxed(&self, virq: u32, nr: u32) -> Result {
         self.check(virq, nr, 0)?;
         crate::task::might_sleep();
-        let mut boxed = KVec::new();
-        let mut res = Ok(());
-        // SAFETY: `self.domain` is live.
-        let host = unsafe { (*self.domain).host_data };
-        for v in virq..virq + nr {
-            // SAFETY: `v` is being freed in the live `self.domain`.
-            let irqd = unsafe { bindings::irq_domain_get_irq_data(self.domain, v) };
-            if irqd.is_null() {
-                continue;
-            }
-            // SAFETY: `irqd` is this level's valid `irq_data`.
-            let (chip, data) = unsafe { ((*irqd).chip, (*irqd).chip_data) };
-            // Installed by `set_info_boxed::<C>`: chip `C` with data that is not the host data.
-            if core::ptr::eq(chip, ChipVtable::<C>::build()) && !data.is_null() && data != host {
-                if let Err(e) = boxed.push(data.cast::<C::Data>(), GFP_KERNEL) {
-                    res = Err(e.into());
-                }
-            }
-            // SAFETY: `irqd` is this domain's level of an interrupt being freed.
-            unsafe { bindings::irq_domain_reset_irq_data(irqd) };
-        }
-        // SAFETY: `self.domain` is live; with a parent its levels of these interrupts are freed.
-        if !unsafe { (*self.domain).parent }.is_null() {
-            // SAFETY: As just said.
-            unsafe { bindings::irq_domain_free_irqs_parent(self.domain, virq, nr) };
-        }
+        let boxed = self.state().take_boxed(virq, nr);
+        // SAFETY: `virq..virq + nr` are being freed in the live `self.domain` (checked above):
+        // reset this level and free the parent's, as `irq_domain_free_irqs_common()` does.
+        unsafe { bindings::irq_domain_free_irqs_common(self.domain, virq, nr) };
         if !boxed.is_empty() {
             // A flow handler that loaded the chip before the reset may still be in a callback
             // with the data; flow handlers run with interrupts disabled, an RCU read-side
@@ -589,12 +599,10 @@ impl<T: DomainOps> Allocator<'_, T> {
             // SAFETY: Process context.
             unsafe { bindings::synchronize_rcu() };
         }
-        for data in boxed {
-            // SAFETY: `data` came from `KBox::into_raw` in `set_info_boxed::<C>` (the chip and
-            // the data identify it) and nothing can use it any more.
-            drop(unsafe { KBox::from_raw(data) });
+        for e in boxed {
+            e.release();
         }
-        res
+        Ok(())
     }
 
     /// Resets this level of `nr` interrupts at `virq` and frees the parent domain's levels
@@ -628,18 +636,63 @@ impl<T: DomainOps> Allocator<'_, T> {
 /// State of a [`Domain`] beside the C domain.
 #[pin_data]
 struct DomainState {
-    /// Serialises [`Domain::create_mapping`] and [`Domain::create_fwspec_mapping`]: the core
-    /// returns an existing mapping instead of failing, so the "one owner per interrupt" check and
-    /// the mapping must be one step.
+    /// The virqs owned by live [`Mapping`]s of the domain. Locked across the "one owner per
+    /// interrupt" check and the mapping: the core returns an existing mapping instead of failing
+    /// (a `translate` that answered differently the second time, for one).
     #[pin]
-    map_lock: Mutex<()>,
+    owned: Mutex<KVec<u32>>,
+    /// The per-interrupt chip data [`Allocator::set_info_boxed`] installed at this level, until
+    /// [`Allocator::free_boxed`] (or the domain's removal) releases it.
+    #[pin]
+    boxed: Mutex<KVec<BoxedData>>,
+}
+
+/// Per-interrupt chip data installed by [`Allocator::set_info_boxed`].
+///
+/// # Invariants
+///
+/// `data` came from `KBox::<D>::into_raw()` and `drop` is `drop_boxed::<D>`, for one type `D`.
+struct BoxedData {
+    virq: u32,
+    data: *mut c_void,
+    drop: unsafe fn(*mut c_void),
+}
+
+// SAFETY: The data is `Send` (`set_info_boxed` requires it); the entry is only a pointer to it.
+unsafe impl Send for BoxedData {}
+
+impl BoxedData {
+    /// Drops the data. Nothing may use it any more.
+    fn release(self) {
+        // SAFETY: `drop` is the dropper of `data`'s type (type invariant).
+        unsafe { (self.drop)(self.data) }
+    }
+}
+
+/// Drops a `KBox<D>` from its raw pointer.
+///
+/// # Safety
+///
+/// `p` came from `KBox::<D>::into_raw()` and is not used afterwards.
+unsafe fn drop_boxed<D>(p: *mut c_void) {
+    // SAFETY: As the caller guarantees.
+    drop(unsafe { KBox::from_raw(p.cast::<D>()) });
+}
+
+/// The host data of a [`Domain`] (`irq_domain->host_data`): the domain's `T`, which is also the
+/// chip data of the chips installed with it, and the Rust state the operations need.
+#[pin_data]
+struct HostData<T> {
+    state: Pin<KBox<DomainState>>,
+    #[pin]
+    data: T,
 }
 
 impl DomainState {
     /// Allocates the state of a new domain.
     ///
-    /// Deliberately not generic: the lock class of `map_lock` is defined by `new_mutex!` here,
-    /// once, in the `kernel` crate. Expanded in the generic `Domain::<T>::instantiate()`, its
+    /// Deliberately not generic: the lock classes of `owned` and `boxed` are defined by
+    /// `new_mutex!` here, once, in the `kernel` crate. Expanded in the generic `Domain::<T>::instantiate()`, its
     /// `static` key is still one item, but its name (a `c_str!` constant) is emitted by every
     /// crate that instantiates `Domain<T>` (e.g. the doctests): lockdep then finds one key under
     /// two name pointers and warns ("Looking for class ... but found a different class ... with
@@ -648,10 +701,33 @@ impl DomainState {
     fn new() -> Result<Pin<KBox<Self>>> {
         KBox::pin_init(
             pin_init!(DomainState {
-                map_lock <- new_mutex!((), "irq_domain_map_lock"),
+                owned <- new_mutex!(KVec::new(), "irq_domain_owned"),
+                boxed <- new_mutex!(KVec::new(), "irq_domain_boxed"),
             }),
             GFP_KERNEL,
         )
+    }
+
+    /// Takes the per-interrupt data of `virq..virq + nr` out of the registry; what cannot be
+    /// moved for want of memory stays for the domain's removal.
+    fn take_boxed(&self, virq: u32, nr: u32) -> KVec<BoxedData> {
+        let mut taken = KVec::new();
+        let mut boxed = self.boxed.lock();
+        if taken.reserve(boxed.len(), GFP_KERNEL).is_err() {
+            return taken;
+        }
+        let mut i = 0;
+        while i < boxed.len() {
+            if (virq..virq.saturating_add(nr)).contains(&boxed[i].virq) {
+                if let Ok(e) = boxed.remove(i) {
+                    // Within the capacity reserved above.
+                    let _ = taken.push(e, GFP_KERNEL);
+                }
+            } else {
+                i += 1;
+            }
+        }
+        taken
     }
 }
 
@@ -716,7 +792,7 @@ impl DomainState {
 /// # Invariants
 ///
 /// - `self.domain` is a live `irq_domain` created by `irq_domain_instantiate()` whose
-///   `host_data` points to `*self.data` and whose ops are `DomainVtable::<T>`.
+///   `host_data` points to `*self.data` (a `HostData<T>`) and whose ops are `DomainVtable::<T>`.
 /// - `self.fwnode` is the domain's named fwnode, owned by `self`.
 /// - `self.hwirq_max` is the domain's `hwirq_max`.
 /// - `self.owner` references the module of `T`'s code (`T::OwnerModule`), which the domain's
@@ -725,8 +801,7 @@ pub struct Domain<'p, T: DomainOps> {
     domain: NonNull<bindings::irq_domain>,
     fwnode: *mut bindings::fwnode_handle,
     hwirq_max: usize,
-    data: ManuallyDrop<Pin<KBox<T>>>,
-    state: ManuallyDrop<Pin<KBox<DomainState>>>,
+    data: ManuallyDrop<Pin<KBox<HostData<T>>>>,
     owner: ManuallyDrop<ModuleRef>,
     _parent: PhantomData<&'p ()>,
 }
@@ -833,7 +908,13 @@ impl<'p, T: DomainOps> Domain<'p, T> {
     ) -> Result<Self> {
         let owner = ModuleRef::get(crate::module::this_module::<T::OwnerModule>())?;
         let state = DomainState::new()?;
-        let data = KBox::pin_init(data, GFP_KERNEL)?;
+        let data = KBox::pin_init(
+            try_pin_init!(HostData {
+                state,
+                data <- data,
+            }? Error),
+            GFP_KERNEL,
+        )?;
         // SAFETY: `name` is a valid C string; the core copies it.
         let fwnode = unsafe { bindings::irq_domain_alloc_named_fwnode(name.as_char_ptr()) };
         if fwnode.is_null() {
@@ -844,7 +925,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             size,
             hwirq_max,
             ops: DomainVtable::<T>::build(),
-            host_data: core::ptr::from_ref::<T>(&data).cast_mut().cast(),
+            host_data: core::ptr::from_ref::<HostData<T>>(&data).cast_mut().cast(),
             #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
             parent: parent.map_or(core::ptr::null_mut(), |(p, _)| p),
             domain_flags: parent.map_or(0, |(_, f)| f),
@@ -869,7 +950,6 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             fwnode,
             hwirq_max,
             data: ManuallyDrop::new(data),
-            state: ManuallyDrop::new(state),
             owner: ManuallyDrop::new(owner),
             _parent: PhantomData,
         })
@@ -877,7 +957,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
 
     /// Returns the host data (the `T` of the domain).
     pub fn data(&self) -> &T {
-        &self.data
+        &self.data.data
     }
 
     /// Returns the raw `irq_domain` pointer.
@@ -919,9 +999,9 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         let mut spec = FwSpec::new(self.fwnode, params)?;
         // The hwirq, as the core will translate it, to refuse a second owner up front.
         let hwirq = if T::HAS_TRANSLATE {
-            self.data.translate(&spec)?.0
+            self.data().translate(&spec)?.0
         } else if T::HAS_XLATE {
-            self.data.xlate(params)?.0
+            self.data().xlate(params)?.0
         } else {
             *params.first().ok_or(EINVAL)? as usize
         };
@@ -956,10 +1036,19 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             )
         };
         to_result(virq)?;
-        // INVARIANT: `virq` was just allocated in this domain, a new interrupt no one else owns.
+        let virq = virq as u32;
+        let mut owned = self.data.state.owned.lock();
+        if let Err(e) = owned.push(virq, GFP_KERNEL) {
+            drop(owned);
+            // SAFETY: `virq` was just allocated by this call and nobody else owns it.
+            unsafe { bindings::irq_dispose_mapping(virq) };
+            return Err(e.into());
+        }
+        // INVARIANT: `virq` was just allocated in this domain, a new interrupt, recorded as
+        // owned by this `Mapping`.
         Ok(Mapping {
-            virq: virq as u32,
-            _domain: PhantomData,
+            virq,
+            owned: &self.data.state.owned,
         })
     }
 
@@ -967,19 +1056,26 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         if hwirq >= self.hwirq_max {
             return Err(EINVAL);
         }
-        let _guard = self.state.map_lock.lock();
+        let mut owned = self.data.state.owned.lock();
         if self.find_mapping(hwirq).is_some() {
             return Err(EBUSY);
         }
+        owned.reserve(1, GFP_KERNEL)?;
         let virq = map();
         if virq == 0 {
             return Err(EINVAL);
         }
-        // INVARIANT: `virq` was just mapped in this domain (no mapping of `hwirq` existed, and
-        // `map_lock` keeps other `Mapping`s of it from being created meanwhile).
+        if owned.contains(&virq) {
+            // The core found an existing mapping after all: it has its owner.
+            return Err(EBUSY);
+        }
+        // Within the capacity reserved above.
+        owned.push(virq, GFP_KERNEL)?;
+        // INVARIANT: `virq` is mapped in this domain and recorded as owned by this `Mapping`
+        // only (it was not in `owned`, which the lock keeps consistent).
         Ok(Mapping {
             virq,
-            _domain: PhantomData,
+            owned: &self.data.state.owned,
         })
     }
 
@@ -1045,12 +1141,14 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         // frees descriptors (`irq_desc_free_rcu()`): wait for them before freeing the data.
         // SAFETY: Process context.
         unsafe { bindings::synchronize_rcu() };
+        // Per-interrupt data whose `free` did not release it (`Allocator::free_boxed`).
+        for e in self.data.state.take_boxed(0, u32::MAX) {
+            e.release();
+        }
         // SAFETY: The domain that pointed at the host data is removed; it is not used again.
         unsafe { ManuallyDrop::drop(&mut self.data) };
-        // SAFETY: `self.state` is not used again (the caller forgets or drops `self` next).
-        unsafe { ManuallyDrop::drop(&mut self.state) };
         // Last: nothing refers to the module's code any more.
-        // SAFETY: As for `self.state`.
+        // SAFETY: As for `self.data`.
         unsafe { ManuallyDrop::drop(&mut self.owner) };
         Ok(())
     }
@@ -1101,9 +1199,20 @@ unsafe fn dispose_all(domain: *mut bindings::irq_domain) -> Result {
         virq = unsafe { bindings::irq_get_next_irq(virq + 1) };
     }
     for virq in virqs {
-        // SAFETY: `virq` is mapped in the live `domain`, has no action, and nothing uses it (the
-        // function's safety requirements).
-        unsafe { bindings::irq_dispose_mapping(virq) };
+        // Still this domain's: C code may have disposed of it meanwhile (its bug), and another
+        // domain reused the number.
+        let mine = {
+            let _rcu = rcu::read_lock();
+            // SAFETY: As in the walk above.
+            let irqd = unsafe { bindings::irq_get_irq_data(virq) };
+            // SAFETY: As in the walk above.
+            !irqd.is_null() && unsafe { (*irqd).domain } == domain
+        };
+        if mine {
+            // SAFETY: `virq` is mapped in the live `domain`, had no action, and nothing uses it
+            // (the function's safety requirements).
+            unsafe { bindings::irq_dispose_mapping(virq) };
+        }
     }
     Ok(())
 }
@@ -1130,10 +1239,11 @@ impl<T: DomainOps> Drop for Domain<'_, T> {
 ///
 /// # Invariants
 ///
-/// `self.virq` is a mapped interrupt of a domain that outlives `'d`, whose only owner is `self`.
+/// `self.virq` is a mapped interrupt of a domain that outlives `'d`, recorded in that domain's
+/// `owned` list, whose only owner is `self`.
 pub struct Mapping<'d> {
     virq: u32,
-    _domain: PhantomData<&'d ()>,
+    owned: &'d Mutex<KVec<u32>>,
 }
 
 impl<'d> Mapping<'d> {
@@ -1144,8 +1254,11 @@ impl<'d> Mapping<'d> {
 
     /// Gives up ownership of the mapping without disposing of it, and returns its virq: the
     /// caller now disposes of it (`irq_dispose_mapping()`) before the domain goes, or leaks it.
+    ///
+    /// Process context (a mutex).
     pub fn into_raw(self) -> u32 {
         let virq = self.virq;
+        self.owned.lock().retain(|v| *v != virq);
         core::mem::forget(self);
         virq
     }
@@ -1261,6 +1374,8 @@ impl Drop for Mapping<'_> {
             pr_err!("irq: leaking mapping of irq {}: it has an action\n", self.virq);
             return;
         }
+        let virq = self.virq;
+        self.owned.lock().retain(|v| *v != virq);
         // SAFETY: `self.virq` is mapped and owned by `self` only (type invariant), and has no
         // action left.
         unsafe { bindings::irq_dispose_mapping(self.virq) };
@@ -1323,7 +1438,11 @@ unsafe extern "C" fn chained_trampoline<H: ChainedHandler>(desc: *mut bindings::
     let handler = unsafe { &*bindings::irq_desc_get_handler_data(desc.as_raw()).cast::<H>() };
     // SAFETY: Chained flow handlers run with interrupts disabled.
     let irqs_off = unsafe { LocalInterruptDisabled::assume_disabled() };
-    handler.handle(desc, irqs_off);
+    // SAFETY: This is the chained flow installed on `desc`, in its hard IRQ; its chip was checked
+    // at installation (`Mapping::set_chained_handler`).
+    let parent = unsafe { ChainedIrqGuard::new(desc) };
+    handler.handle(&parent, irqs_off);
+    drop(parent);
 }
 
 struct DomainVtable<T: DomainOps>(PhantomData<T>);
@@ -1332,8 +1451,17 @@ struct DomainVtable<T: DomainOps>(PhantomData<T>);
 ///
 /// `d` must be a live domain created by [`Domain`] for `T`.
 unsafe fn host<'a, T: DomainOps>(d: *mut bindings::irq_domain) -> &'a T {
-    // SAFETY: `host_data` points to the `T` the `Domain` owns (type invariant of `Domain`).
-    unsafe { &*(*d).host_data.cast::<T>() }
+    // SAFETY: `host_data` points to the `HostData<T>` the `Domain` owns (type invariant of
+    // `Domain`).
+    unsafe { &(*(*d).host_data.cast::<HostData<T>>()).data }
+}
+
+/// # Safety
+///
+/// `d` must be a live domain created by [`Domain`] for `T`.
+unsafe fn host_state<'a, T: DomainOps>(d: *mut bindings::irq_domain) -> &'a DomainState {
+    // SAFETY: As in `host`.
+    unsafe { &(*(*d).host_data.cast::<HostData<T>>()).state }
 }
 
 impl<T: DomainOps> DomainVtable<T> {

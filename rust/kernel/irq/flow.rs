@@ -59,8 +59,9 @@ impl FlowHandler {
 
 /// Proof that `chained_irq_enter()` ran for a chained (demultiplexing) flow handler.
 ///
-/// Created at the top of a [`ChainedHandler::handle`]; dropping it calls `chained_irq_exit()`,
-/// which EOIs (or unmasks) the parent interrupt.
+/// The chained flow creates it before it calls [`ChainedHandler::handle`] and drops it after:
+/// `chained_irq_exit()` then EOIs (or unmasks) the parent interrupt. Handlers only borrow it, so
+/// neither call can be skipped, repeated or made outside the flow.
 ///
 /// # Invariants
 ///
@@ -74,8 +75,11 @@ impl<'a> ChainedIrqGuard<'a> {
     /// Calls `chained_irq_enter()` for `desc` (masks and acks the parent unless it is a
     /// fasteoi chip).
     ///
-    /// Hard IRQ context, from a chained flow handler.
-    pub fn new(desc: &'a IrqDesc) -> Self {
+    /// # Safety
+    ///
+    /// Only called by the chained flow installed on `desc`, in its hard IRQ, once per run; its
+    /// chip has `irq_eoi`, or `irq_mask` and `irq_unmask` (checked at installation).
+    pub(crate) unsafe fn new(desc: &'a IrqDesc) -> Self {
         // SAFETY: `desc` is valid (type invariant of `IrqDesc`).
         let chip = unsafe { bindings::irq_desc_get_chip(desc.as_raw()) };
         // SAFETY: `chip` is the descriptor's own chip, `desc` is valid.
@@ -107,7 +111,7 @@ impl Drop for ChainedIrqGuard<'_> {
 ///
 /// ```
 /// use kernel::interrupt::LocalInterruptDisabled;
-/// use kernel::irq::{ChainedHandler, ChainedIrqGuard, Domain, DomainOps, IrqDesc, Mapping};
+/// use kernel::irq::{ChainedHandler, ChainedIrqGuard, Domain, DomainOps, Mapping};
 /// use kernel::sync::Arc;
 ///
 /// struct Demux<T: DomainOps + 'static> {
@@ -117,9 +121,9 @@ impl Drop for ChainedIrqGuard<'_> {
 ///
 /// #[vtable]
 /// impl<T: DomainOps + 'static> ChainedHandler for Demux<T> {
-///     fn handle(&self, desc: &IrqDesc, irqs_off: &LocalInterruptDisabled) {
-///         // Masks/acks (or, for a fasteoi parent, nothing) now; EOIs or unmasks on drop.
-///         let _guard = ChainedIrqGuard::new(desc);
+///     fn handle(&self, _parent: &ChainedIrqGuard<'_>, irqs_off: &LocalInterruptDisabled) {
+///         // The parent is masked and acked (or, for a fasteoi parent, nothing), and is EOId or
+///         // unmasked once this returns.
 ///         let mut pending = (self.pending)(self.child.data());
 ///         while pending != 0 {
 ///             let hwirq = pending.trailing_zeros() as usize;
@@ -145,10 +149,10 @@ impl Drop for ChainedIrqGuard<'_> {
 /// ```
 #[vtable]
 pub trait ChainedHandler: Sync {
-    /// Demultiplexes one parent interrupt.
+    /// Demultiplexes one run of the parent interrupt, `parent` (its descriptor is
+    /// [`ChainedIrqGuard::desc`]), between `chained_irq_enter()` and `chained_irq_exit()`: call
+    /// [`Domain::handle_irq`](super::Domain::handle_irq) for every pending child.
     ///
     /// Hard IRQ context; runs with interrupts disabled (`irqs_off`) and no descriptor lock held.
-    /// Create a [`ChainedIrqGuard`] first, then call
-    /// [`Domain::handle_irq`](super::Domain::handle_irq) for every pending child.
-    fn handle(&self, desc: &IrqDesc, irqs_off: &LocalInterruptDisabled);
+    fn handle(&self, parent: &ChainedIrqGuard<'_>, irqs_off: &LocalInterruptDisabled);
 }

@@ -365,19 +365,24 @@ pub(crate) fn notification_active() -> bool {
 
 /// The `irq_ack` of posted MSIs (`intel_ack_posted_msi_irq`).
 ///
-/// Applies a pending affinity change, which posted MSIs must honour like any other; only a
-/// caller that holds the descriptor lock (`locked`, the edge flow that VT-d installs) may, and
-/// without it the move stays pending for the next ack. The EOI is skipped: a posted MSI never
+/// Applies a pending affinity change, which posted MSIs must honour like any other (the
+/// pending bit is tested first, as in C, so the common ack costs no more). The EOI is skipped: a posted MSI never
 /// reaches the local APIC's IRR, and the notification handler EOIs once for all the vectors it
 /// demultiplexes. Only when the interrupt did not come through the notification handler --
 /// `irq_retrigger()` raised the vector itself -- does it EOI, or the stale ISR bit would block
 /// lower-priority interrupts.
 ///
-/// Hard IRQ context.
+/// # Safety
+///
+/// Only called as the `irq_ack` of `irqd`'s chip by a flow handler holding the interrupt's
+/// descriptor lock (`handle_edge_irq()`, which VT-d's posted MSIs have), in the interrupt's hard
+/// IRQ: the move needs the lock, and the EOI decision the interrupt in service.
 #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
-pub fn ack(locked: Option<&crate::irq::LockedIrqData>) {
-    if let Some(irqd) = locked {
-        irqd.move_irq();
+#[inline]
+pub unsafe fn ack(irqd: &crate::irq::IrqData) {
+    if irqd.is_move_pending() {
+        // SAFETY: The caller holds the descriptor lock (the function's safety requirements).
+        unsafe { crate::irq::LockedIrqData::assume_locked(irqd) }.move_irq();
     }
     if !notification_active() {
         apic_eoi();

@@ -200,9 +200,18 @@ impl Chip for PostedAgentChip {
     fn unmask(_irte: &Irte, _irqd: &IrqData) {}
 
     /// The posted-MSI `ack`: applies a pending affinity change, no EOI.
-    fn ack(_irte: &Irte, irqd: &IrqData, _locked: Option<&LockedIrqData>) {
-        // SAFETY: Called as the `irq_ack` genirq invoked for `irqd`, as
-        // `intel_ack_posted_msi_irq()` (Rust or C) expects; the Rust one checks the lock itself.
+    fn ack(_irte: &Irte, irqd: &IrqData) {
+        // The agent's interrupts have the edge flow (`AgentOps::alloc_info`), which calls
+        // `irq_ack` with the descriptor lock held in the interrupt's hard IRQ, and nothing else
+        // calls it: what the posted-MSI acks require.
+        // The Rust ack directly, as the Rust INTEL-IR-POST chip does.
+        #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
+        if posted::rust_selected() {
+            // SAFETY: See above.
+            unsafe { posted::ack(irqd) };
+            return;
+        }
+        // SAFETY: See above.
         unsafe { bindings::intel_ack_posted_msi_irq(irqd.as_raw()) }
     }
 
@@ -233,6 +242,21 @@ impl Chip for PostedAgentChip {
         // SAFETY: `irqd` is valid and has a parent that can retrigger (the vector domain).
         unsafe { bindings::irq_chip_retrigger_hierarchy(irqd.as_raw()) != 0 }
     }
+}
+
+/// Returns the [`Irte`] of `irqd`, an interrupt level of an agent domain (`irqd.domain` is one):
+/// its chip data, which [`AgentOps::alloc_info`] installs, or `None` once it is torn down.
+///
+/// # Safety
+///
+/// `irqd` is the level of an interrupt of a [`PostedDomain`]'s domain.
+unsafe fn irte_of(irqd: &IrqData) -> Option<&Irte> {
+    // SAFETY: `irqd` is valid (type invariant of `IrqData`).
+    let data = unsafe { core::ptr::read_volatile(&raw const (*irqd.as_raw()).chip_data) };
+    // SAFETY: The agent's level installs `PostedAgentChip` with a boxed `Irte` as chip data on
+    // every interrupt (the function's safety requirements), valid until a grace period after the
+    // reset that clears it (`Allocator::free_boxed`), which outlasts `irqd`'s use here.
+    unsafe { data.cast::<Irte>().as_ref() }
 }
 
 /// The operations of [`PostedDomain`]'s domain: one interrupt per allocation, its level's chip
@@ -268,19 +292,21 @@ impl DomainOps for AgentOps {
 
     fn free(&self, alloc: &Allocator<'_, Self>, virq: u32, nr: u32) {
         // Resets the level, frees the vector domain's, then the `Irte`s after a grace period.
-        let _ = alloc.free_boxed::<PostedAgentChip>(virq, nr);
+        let _ = alloc.free_boxed(virq, nr);
     }
 
     /// Points the IRTE at the vector the vector domain's activation assigned.
     fn activate(&self, irqd: &IrqData, _reserve: bool) -> Result {
-        if let Some(irte) = irqd.chip_data::<PostedAgentChip>() {
+        // SAFETY: genirq activates this domain's level of its interrupts.
+        if let Some(irte) = unsafe { irte_of(irqd) } {
             irte.update(irqd);
         }
         Ok(())
     }
 
     fn deactivate(&self, irqd: &IrqData) {
-        if let Some(irte) = irqd.chip_data::<PostedAgentChip>() {
+        // SAFETY: As in `activate`.
+        if let Some(irte) = unsafe { irte_of(irqd) } {
             irte.write(0);
         }
     }
@@ -313,10 +339,8 @@ impl PostedDomain {
         let mapping = self
             .domain
             .alloc_irqs(&MsiAllocInfo::new(Some(cpumask_of(cpu))))?;
-        let irte = mapping
-            .desc()
-            .irq_data()
-            .chip_data::<PostedAgentChip>()
+        // SAFETY: The top level of the interrupt just allocated is this domain's.
+        let irte = unsafe { irte_of(mapping.desc().irq_data()) }
             .map(NonNull::from)
             .ok_or(EINVAL)?;
         // The `PostedIrq` that gets it keeps the domain (an `Arc`) until it disposed of it.
@@ -596,23 +620,32 @@ mod c_api {
 
     /// Posts one MSI of interrupt `virq` as VT-d does (see [`PostedIrq::post`]); `*newly` tells
     /// whether its PIR bit was clear. Returns 1 if the post sent the notification, 0 if not,
-    /// `-ENXIO` without a vector, `-EINVAL` for an interrupt that is not the agent's. Any
-    /// context but NMI.
+    /// `-ENXIO` without a vector, `-EINVAL` for an interrupt that is not of the domain of
+    /// `handle`. Any context but NMI.
     ///
     /// # Safety
     ///
-    /// `virq` stays allocated during the call; `newly` is valid for writes.
+    /// `handle` comes from `posted_msi_agent_create()` and is live; `virq` stays allocated
+    /// during the call; `newly` is valid for writes.
     #[no_mangle]
-    unsafe extern "C" fn posted_msi_agent_post(virq: c_uint, newly: *mut bool) -> c_int {
+    unsafe extern "C" fn posted_msi_agent_post(
+        handle: *mut c_void,
+        virq: c_uint,
+        newly: *mut bool,
+    ) -> c_int {
+        // SAFETY: `handle` is a live `PostedDomain` (the function's safety requirements).
+        let domain = unsafe { &*handle.cast::<PostedDomain>() };
         // SAFETY: Any virq may be looked up; it stays allocated during the call (the function's
         // safety requirements), and so does its `irq_data`.
         let irqd = unsafe { bindings::irq_get_irq_data(virq) };
-        if irqd.is_null() {
+        // SAFETY: A non-null `irqd` is valid (as just said).
+        if irqd.is_null() || unsafe { (*irqd).domain } != domain.domain.as_raw() {
             return EINVAL.to_errno();
         }
         // SAFETY: As just said.
         let irqd = unsafe { IrqData::from_raw(irqd) };
-        let Some(irte) = irqd.chip_data::<PostedAgentChip>() else {
+        // SAFETY: `irqd` is the top level of an interrupt of `domain` (checked above).
+        let Some(irte) = (unsafe { irte_of(irqd) }) else {
             return EINVAL.to_errno();
         };
         match irte.post() {
