@@ -20,14 +20,12 @@
 //! [`arch/x86/kernel/irq.c`](srctree/arch/x86/kernel/irq.c).
 
 use kernel::{
-    irq::{
-        posted::{
-            PiDesc,
-            Vector,
-            FIRST_EXTERNAL_VECTOR,
-            FIRST_SYSTEM_VECTOR,
-            NR_PIR_WORDS, //
-        },
+    irq::posted::{
+        PiDesc,
+        Vector,
+        FIRST_EXTERNAL_VECTOR,
+        FIRST_SYSTEM_VECTOR,
+        NR_PIR_WORDS, //
     },
     prelude::*, //
 };

@@ -1371,7 +1371,10 @@ impl Drop for Mapping<'_> {
         crate::task::might_sleep();
         // SAFETY: `self.virq` is mapped (type invariant).
         if unsafe { bindings::irq_has_action(self.virq) } {
-            pr_err!("irq: leaking mapping of irq {}: it has an action\n", self.virq);
+            pr_err!(
+                "irq: leaking mapping of irq {}: it has an action\n",
+                self.virq
+            );
             return;
         }
         let virq = self.virq;

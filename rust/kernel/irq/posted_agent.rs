@@ -568,8 +568,9 @@ mod c_api {
     /// other functions, or null. Process context.
     #[no_mangle]
     extern "C" fn posted_msi_agent_create() -> *mut c_void {
-        PostedDomain::new(c"posted-msi-test")
-            .map_or(core::ptr::null_mut(), |d| Arc::into_raw(d).cast_mut().cast())
+        PostedDomain::new(c"posted-msi-test").map_or(core::ptr::null_mut(), |d| {
+            Arc::into_raw(d).cast_mut().cast()
+        })
     }
 
     /// Removes the domain of `handle`, whose interrupts must all be freed. Process context.

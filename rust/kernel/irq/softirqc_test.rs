@@ -12,9 +12,8 @@ mod tests {
         interrupt::LocalInterruptDisabled,
         irq::{
             ChainedHandler, ChainedIrqGuard, Chip, ChipFlag, ChipFlags, ChipState, Domain,
-            DomainOps, Flags, FlowHandler, FwSpec, IrqData, IrqReturn, LockedIrqData,
-            Mapper, Registration, ThreadedHandler, ThreadedIrqReturn, ThreadedRegistration,
-            TriggerType,
+            DomainOps, Flags, FlowHandler, FwSpec, IrqData, IrqReturn, LockedIrqData, Mapper,
+            Registration, ThreadedHandler, ThreadedIrqReturn, ThreadedRegistration, TriggerType,
         },
         prelude::*,
         sync::{
@@ -839,7 +838,10 @@ mod tests {
         fn free(&self, alloc: &crate::irq::Allocator<'_, Self>, virq: u32, nr: u32) {
             self.frees.fetch_add(1, Relaxed);
             // Outside the interrupts being freed: refused, nothing freed.
-            let bad = alloc.free_boxed(virq + nr, 1).err().map_or(0, |e| e.to_errno());
+            let bad = alloc
+                .free_boxed(virq + nr, 1)
+                .err()
+                .map_or(0, |e| e.to_errno());
             self.bad_free.store(bad, Relaxed);
             let _ = alloc.free_boxed(virq, nr);
         }
@@ -854,8 +856,13 @@ mod tests {
         )?;
         // A hierarchy level needs `alloc`.
         assert_eq!(
-            Domain::new_hierarchy(c"rust-soft-no-alloc", &parent, 0, Ok::<_, Error>(SoftIrqc::new(9)))
-                .err(),
+            Domain::new_hierarchy(
+                c"rust-soft-no-alloc",
+                &parent,
+                0,
+                Ok::<_, Error>(SoftIrqc::new(9))
+            )
+            .err(),
             Some(EINVAL)
         );
         let child = Domain::new_hierarchy(
@@ -944,9 +951,8 @@ mod tests {
 
         // A C child domain on top.
         // SAFETY: A valid C string; the core copies it.
-        let fwnode = unsafe {
-            bindings::irq_domain_alloc_named_fwnode(c"rust-soft-c-child".as_char_ptr())
-        };
+        let fwnode =
+            unsafe { bindings::irq_domain_alloc_named_fwnode(c"rust-soft-c-child".as_char_ptr()) };
         assert!(!fwnode.is_null());
         let info = bindings::irq_domain_info {
             fwnode,
@@ -998,13 +1004,19 @@ mod tests {
         {
             let guard = m.desc().lock();
             assert_eq!(guard.irq_data().irq(), m.irq());
-            assert_eq!(guard.irq_data().set_handler(FlowHandler::PercpuDevid), Err(EINVAL));
+            assert_eq!(
+                guard.irq_data().set_handler(FlowHandler::PercpuDevid),
+                Err(EINVAL)
+            );
             guard.irq_data().set_handler(FlowHandler::Level)?;
         }
         reset_log();
         raise(&domain, 1)?;
         assert_eq!(reg.handler().hits.load(Relaxed), 1);
-        assert_eq!(&log()[..], &[16 + OP_MASK, 16 + OP_ACK, HARD, 16 + OP_UNMASK]);
+        assert_eq!(
+            &log()[..],
+            &[16 + OP_MASK, 16 + OP_ACK, HARD, 16 + OP_UNMASK]
+        );
         drop(reg);
         Ok(())
     }
@@ -1116,7 +1128,9 @@ mod tests {
             VIRQ.store(0, Release);
         }
         drop(flood);
-        crate::pr_info!("domain_drop_under_flood: {overlapped} of {ROUNDS} removals raced a flow\n");
+        crate::pr_info!(
+            "domain_drop_under_flood: {overlapped} of {ROUNDS} removals raced a flow\n"
+        );
         assert!(overlapped > 0);
         Ok(())
     }
