@@ -26,6 +26,12 @@ for target in "$@"; do
 		echo "== kunit $target ($boot)"
 		args=()
 		[ "$boot" = default ] || args=(--kernel_args="$boot")
+		# KASAN kernels boot with 4-level paging (no5lvl). With LA57 (QEMU's -cpu max has it),
+		# an interrupt taken while identify_cpu() has cleared boot_cpu_data's feature bits sees
+		# pgtable_l5_enabled() false, so KASAN's shadow bounds shrink to 4-level ones and every
+		# direct-map access of the interrupt is reported as a wild-memory-access: an upstream
+		# false positive, seen once in four boots (handle_edge_irq() at identify_cpu()).
+		case $target in *-kasan) args+=(--kernel_args=no5lvl);; esac
 		json=$out/$target/kunit-$boot.json
 		rm -f "$json"
 		(cd "$tree" && python3 tools/testing/kunit/kunit.py exec --arch="$arch" \
