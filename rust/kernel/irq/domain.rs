@@ -319,6 +319,11 @@ const fn takes_msi_info<T: DomainOps>() -> bool {
 const FLAG_PARENT_TAKES_MSI_INFO: u32 = bindings::IRQ_DOMAIN_FLAG_NONCORE;
 
 /// What [`DomainOps::map`] uses to set up the mapping of one interrupt.
+///
+/// # Invariants
+///
+/// `domain` is a live domain created by [`Domain`] for `T`, in which the core is mapping `virq`
+/// at `hwirq`, for `'a` (the `map` call).
 pub struct Mapper<'a, T: DomainOps> {
     domain: *mut bindings::irq_domain,
     virq: u32,
@@ -345,6 +350,11 @@ impl<T: DomainOps> Mapper<'_, T> {
 
 /// What [`DomainOps::alloc`] and [`DomainOps::free`] use to set up a hierarchy level: only the
 /// interrupts `virq..virq + nr` the core is allocating or freeing.
+///
+/// # Invariants
+///
+/// `domain` is a live domain created by [`Domain`] for `T`, in which the core is allocating or
+/// freeing `virq..virq + nr`, for `'a` (the `alloc` or `free` call).
 pub struct Allocator<'a, T: DomainOps> {
     domain: *mut bindings::irq_domain,
     virq: u32,
@@ -406,7 +416,9 @@ impl<T: DomainOps> Allocator<'_, T> {
         let end = virq.checked_add(nr).ok_or(EINVAL)?;
         // SAFETY: `self.domain` is live for the duration of the operation.
         let hwirq_max = unsafe { (*self.domain).hwirq_max };
-        if virq < self.virq || end > self.virq + self.nr || hwirq >= hwirq_max {
+        // The core's range cannot overflow (`virq + nr` interrupts were allocated).
+        let limit = self.virq.saturating_add(self.nr);
+        if virq < self.virq || end > limit || hwirq >= hwirq_max {
             return Err(EINVAL);
         }
         Ok(())
@@ -1101,7 +1113,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
     /// Runs the flow handler of `hwirq` with interrupts disabled around it
     /// (`generic_handle_domain_irq_safe`).
     ///
-    /// Any context. Returns `EINVAL` if `hwirq` is not mapped.
+    /// Any context but NMI. Returns `EINVAL` if `hwirq` is not mapped.
     pub fn handle_irq_safe(&self, hwirq: usize) -> Result {
         // SAFETY: `self.domain` is live (type invariant); the C function disables interrupts.
         to_result(unsafe { bindings::generic_handle_domain_irq_safe(self.as_raw(), hwirq) })
