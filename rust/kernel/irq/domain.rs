@@ -704,11 +704,12 @@ impl DomainState {
     /// Allocates the state of a new domain.
     ///
     /// Deliberately not generic: the lock classes of `owned` and `boxed` are defined by
-    /// `new_mutex!` here, once, in the `kernel` crate. Expanded in the generic `Domain::<T>::instantiate()`, its
-    /// `static` key is still one item, but its name (a `c_str!` constant) is emitted by every
-    /// crate that instantiates `Domain<T>` (e.g. the doctests): lockdep then finds one key under
-    /// two name pointers and warns ("Looking for class ... but found a different class ... with
-    /// the same key"). `inline(never)` keeps rustc from instantiating it in other crates.
+    /// `new_mutex!` here, once, in the `kernel` crate. Expanded in the generic
+    /// `Domain::<T>::instantiate()`, its `static` key would still be one item, but its name (a
+    /// `c_str!` constant) would be emitted by every crate that instantiates `Domain<T>` (e.g. the
+    /// doctests): lockdep then finds one key under two name pointers and warns ("Looking for
+    /// class ... but found a different class ... with the same key"). `inline(never)` keeps
+    /// rustc from instantiating it in other crates.
     #[inline(never)]
     fn new() -> Result<Pin<KBox<Self>>> {
         KBox::pin_init(
@@ -1325,8 +1326,8 @@ impl<'d> Mapping<'d> {
     /// Installs `handler` as the chained flow handler of this (parent) interrupt.
     ///
     /// Process context. The module of `H` (`H::OwnerModule`) stays loaded while the handler is
-    /// installed; `ENODEV` if it is being unloaded. The handler is removed when the returned [`Chained`] is dropped; if
-    /// that is leaked, so is the handler, which stays installed.
+    /// installed; `ENODEV` if it is being unloaded. The handler is removed when the returned
+    /// [`Chained`] is dropped; if that is leaked, so is the handler, which stays installed.
     ///
     /// Returns `EINVAL` if the interrupt's chip can neither EOI nor mask and unmask, which
     /// `chained_irq_enter()` and `chained_irq_exit()` need, and `EBUSY` if the interrupt has an
