@@ -48,6 +48,11 @@ __rust_helper void rust_helper_irq_set_handler_locked(struct irq_data *d,
 	irq_set_handler_locked(d, handler);
 }
 
+__rust_helper void rust_helper_irq_data_assert_desc_locked(struct irq_data *d)
+{
+	lockdep_assert_held(&irq_data_to_desc(d)->lock);
+}
+
 __rust_helper struct irq_desc *rust_helper_irq_data_to_desc(struct irq_data *d)
 {
 	return irq_data_to_desc(d);

@@ -5,7 +5,7 @@
  * QEMU's intel-iommu never emulates posted interrupts, so software plays the IOMMU: the posting
  * agent of rust/kernel/irq/posted_agent.rs, the same one the Rust tests and the load generator
  * use. Its interrupts come from the x86 vector domain below a "POSTED-AGENT" chip that acks like
- * INTEL-IR-POST (intel_ack_posted_msi_irq(): deferred affinity moves, no EOI) and keeps a
+ * INTEL-IR-POST (the posted-MSI ack: deferred affinity moves, no EOI) and keeps a
  * remapping entry (CPU, vector) per interrupt. A post does what VT-d does for an MSI that hits a
  * posted IRTE: atomically set the PIR bit, then set ON unless ON or SN is set, and send the
  * notification IPI on POSTED_MSI_NOTIFICATION_VECTOR only when it set ON. This suite requests
@@ -160,7 +160,8 @@ static bool pmsi_boot_rust;	/* the implementation selected at boot, restored at 
 
 /*
  * Selects the case's implementation: the notification handler's body and the ack (the agent's
- * chip acks through intel_ack_posted_msi_irq(), which calls the selected one).
+ * chip calls the Rust ack directly when it is selected, as the Rust INTEL-IR-POST chip does, and
+ * intel_ack_posted_msi_irq() otherwise).
  */
 static int pmsi_case_init(struct kunit *test)
 {
@@ -182,7 +183,7 @@ static int pmsi_suite_init(struct kunit_suite *suite)
 #endif
 	if (num_online_cpus() < 2 || !x86_vector_domain)
 		return 0;
-	pmsi_agent = posted_msi_agent_create();
+	pmsi_agent = posted_msi_agent_create("posted-msi-test");
 	return pmsi_agent ? 0 : -ENOMEM;
 }
 
@@ -547,6 +548,24 @@ static void pmsi_vector_in_service_fn(void *data)
 	*vector = pmsi_in_service(*vector);
 }
 
+/* An interrupt of another agent domain is not this one's to post. */
+static void pmsi_expect_foreign_refused(struct kunit *test)
+{
+	void *other = posted_msi_agent_create("posted-msi-test-other");
+	bool newly = false;
+	int virq;
+
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	virq = posted_msi_agent_alloc(other, 1);
+	KUNIT_EXPECT_GT(test, virq, 0);
+	if (virq > 0) {
+		KUNIT_EXPECT_EQ(test, posted_msi_agent_post(pmsi_agent, virq, &newly), -EINVAL);
+		KUNIT_EXPECT_FALSE(test, newly);
+		posted_msi_agent_free(virq);
+	}
+	posted_msi_agent_destroy(other);
+}
+
 /*
  * An affinity change of a line is deferred (IRQCHIP_MOVE_DEFERRED) until its next interrupt,
  * whose ack applies it: before, the line is still routed to CPU1, after, to CPU0.
@@ -564,8 +583,7 @@ static void pmsi_deferred_move(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, irq_set_affinity(lines[0].virq, cpumask_of(0)), 0);
 	KUNIT_EXPECT_TRUE(test, irqd_is_setaffinity_pending(d));
 	KUNIT_EXPECT_EQ(test, cpumask_first(irq_data_get_effective_affinity_mask(d)), 1);
-	/* An interrupt of another chip is not the agent's to post. */
-	KUNIT_EXPECT_EQ(test, posted_msi_agent_post(pmsi_agent, 0, &(bool){ false }), -EINVAL);
+	pmsi_expect_foreign_refused(test);
 
 	/* Delivered on CPU1; its ack moves the line. */
 	KUNIT_EXPECT_GE(test, pmsi_post(&lines[0]), 0);

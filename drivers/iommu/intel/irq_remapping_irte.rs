@@ -97,11 +97,12 @@ impl IntelIrData {
 
 /// The posted-MSI ack ([`kernel::irq::posted::ack`]) of the INTEL-IR-POST chip.
 ///
-/// Hard IRQ context, as the chip's `irq_ack`.
+/// Only for the chip's `irq_ack` (its one caller), in hard IRQ context.
 pub(crate) fn posted_ack(irqd: &IrqData) {
-    // SAFETY: `intel_irq_remapping_alloc()` installs INTEL-IR-POST on PCI MSI/MSI-X interrupts
-    // only, whose flow is `handle_edge_irq()` (the PCI/MSI domain's), which calls `irq_ack` with
-    // the descriptor lock held in the interrupt's hard IRQ; nothing else calls a posted MSI's
-    // `irq_ack` (the C chip's `intel_ack_posted_msi_irq()` has the same contract).
+    // SAFETY: Called only as the `irq_ack` of INTEL-IR-POST, which `intel_irq_remapping_alloc()`
+    // installs on PCI MSI/MSI-X interrupts, whose flow is `handle_edge_irq()` (the PCI/MSI
+    // domain's): it calls `irq_ack` with the descriptor lock held, in the interrupt's hard IRQ.
+    // C code that acks a posted MSI otherwise (a chained handler on one) breaks the same
+    // contract of C's `intel_ack_posted_msi_irq()`; with lockdep it is reported.
     unsafe { kernel::irq::posted::ack(irqd) }
 }

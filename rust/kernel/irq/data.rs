@@ -249,6 +249,9 @@ impl LockedIrqData {
     ///
     /// The current context holds the descriptor lock of `irqd`'s interrupt for `'a`.
     pub unsafe fn assume_locked<'a>(irqd: &'a IrqData) -> &'a Self {
+        // With lockdep, a caller breaking the contract is reported (`lockdep_assert_held()`).
+        // SAFETY: `irqd` is valid (type invariant of `IrqData`).
+        unsafe { bindings::irq_data_assert_desc_locked(irqd.as_raw()) };
         // SAFETY: As the caller guarantees; `irqd` is valid for `'a`.
         unsafe { Self::from_raw(irqd.as_raw()) }
     }

@@ -210,7 +210,8 @@ pub trait DomainOps: Sized + Send + Sync + 'static {
     }
 
     /// Frees `nr` interrupts starting at `virq` (`free`). Defaults to
-    /// `irq_domain_free_irqs_common()` (resets this level, frees the parent's); an
+    /// [`Allocator::free_boxed`] (`irq_domain_free_irqs_common()`: resets this level, frees the
+    /// parent's; and releases per-interrupt data); an
     /// implementation undoes what its `alloc` did, then calls [`Allocator::free_common`] or
     /// [`Allocator::free_parent`].
     fn free(&self, _alloc: &Allocator<'_, Self>, _virq: u32, _nr: u32) {
@@ -553,9 +554,9 @@ impl<T: DomainOps> Allocator<'_, T> {
     {
         self.check(virq, 1, hwirq)?;
         flow.check::<C>()?;
+        let data = KBox::pin_init(data, GFP_KERNEL)?;
         let mut boxed = self.state().boxed.lock();
         boxed.reserve(1, GFP_KERNEL)?;
-        let data = KBox::pin_init(data, GFP_KERNEL)?;
         // SAFETY: The data is never moved out of its allocation: `free_boxed` or the domain's
         // removal drops it in place through `drop_boxed`.
         let data = KBox::into_raw(unsafe { Pin::into_inner_unchecked(data) });
@@ -590,29 +591,26 @@ impl<T: DomainOps> Allocator<'_, T> {
         Ok(())
     }
 
-    /// Resets this level of `nr` interrupts at `virq`, frees the parent domain's levels, waits
-    /// until no CPU can be in a chip callback of them (an RCU grace period), then drops the
-    /// per-interrupt data [`Allocator::set_info_boxed`] installed on them: what a
-    /// [`DomainOps::free`] of a domain with per-interrupt data calls.
+    /// Resets this level of `nr` interrupts at `virq`, frees the parent domain's levels, and
+    /// drops the per-interrupt data [`Allocator::set_info_boxed`] installed on them once no CPU
+    /// can be in a chip callback of them (after an RCU grace period, in a work item, so that
+    /// the domain's mutex is not held across it): what a [`DomainOps::free`] of a domain with
+    /// per-interrupt data calls. The default `free` does the same.
     ///
-    /// Process context; sleeps. Returns `EINVAL` for interrupts outside the ones being freed
-    /// (nothing is freed then).
+    /// Process context. Returns `EINVAL` for interrupts outside the ones being freed (nothing
+    /// is freed then).
     pub fn free_boxed(&self, virq: u32, nr: u32) -> Result {
         self.check(virq, nr, 0)?;
-        crate::task::might_sleep();
         let boxed = self.state().take_boxed(virq, nr);
         // SAFETY: `virq..virq + nr` are being freed in the live `self.domain` (checked above):
         // reset this level and free the parent's, as `irq_domain_free_irqs_common()` does.
         unsafe { bindings::irq_domain_free_irqs_common(self.domain, virq, nr) };
         if !boxed.is_empty() {
-            // A flow handler that loaded the chip before the reset may still be in a callback
-            // with the data; flow handlers run with interrupts disabled, an RCU read-side
-            // critical section.
-            // SAFETY: Process context.
-            unsafe { bindings::synchronize_rcu() };
-        }
-        for e in boxed {
-            e.release();
+            // The data's drop is code of `T`'s module: keep it loaded until it ran.
+            release_after_grace_period(DeferredRelease {
+                boxed,
+                _owner: ModuleRef::get(crate::module::this_module::<T::OwnerModule>()).ok(),
+            });
         }
         Ok(())
     }
@@ -681,6 +679,38 @@ impl BoxedData {
     }
 }
 
+/// Per-interrupt data taken from the registry, dropped once no CPU can be in a chip callback
+/// with it: a flow handler that loaded the chip before the interrupt's reset may still be in one,
+/// and flow handlers run with interrupts disabled, an RCU read-side critical section. Dropping it
+/// waits for the grace period (process context); `_owner` goes last.
+struct DeferredRelease {
+    boxed: KVec<BoxedData>,
+    _owner: Option<ModuleRef>,
+}
+
+impl Drop for DeferredRelease {
+    fn drop(&mut self) {
+        if self.boxed.is_empty() {
+            return;
+        }
+        // SAFETY: Process context (a work item, or the caller's).
+        unsafe { bindings::synchronize_rcu() };
+        while let Some(e) = self.boxed.pop() {
+            e.release();
+        }
+    }
+}
+
+/// Releases `d` in a work item (`system_dfl_wq`), so that the caller does not wait for the grace
+/// period; inline if the work item cannot be allocated (the closure is dropped then).
+///
+/// Process context.
+fn release_after_grace_period(d: DeferredRelease) {
+    // SAFETY: `system_dfl_wq` is a C global, always available.
+    let wq = unsafe { crate::workqueue::Queue::from_raw(bindings::system_dfl_wq) };
+    let _ = wq.try_spawn(GFP_KERNEL, move || drop(d));
+}
+
 /// Drops a `KBox<D>` from its raw pointer.
 ///
 /// # Safety
@@ -719,6 +749,14 @@ impl DomainState {
             }),
             GFP_KERNEL,
         )
+    }
+
+    /// Releases all per-interrupt data left. Nothing may use it any more.
+    fn release_all(&self) {
+        let mut boxed = self.boxed.lock();
+        while let Some(e) = boxed.pop() {
+            e.release();
+        }
     }
 
     /// Takes the per-interrupt data of `virq..virq + nr` out of the registry; what cannot be
@@ -1154,10 +1192,8 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         // frees descriptors (`irq_desc_free_rcu()`): wait for them before freeing the data.
         // SAFETY: Process context.
         unsafe { bindings::synchronize_rcu() };
-        // Per-interrupt data whose `free` did not release it (`Allocator::free_boxed`).
-        for e in self.data.state.take_boxed(0, u32::MAX) {
-            e.release();
-        }
+        // Per-interrupt data that no `free` released.
+        self.data.state.release_all();
         // SAFETY: The domain that pointed at the host data is removed; it is not used again.
         unsafe { ManuallyDrop::drop(&mut self.data) };
         // Last: nothing refers to the module's code any more.
@@ -1391,10 +1427,14 @@ impl Drop for Mapping<'_> {
             return;
         }
         let virq = self.virq;
-        self.owned.lock().retain(|v| *v != virq);
+        // Held across the disposal: a concurrent `map_owned` whose core call finds this mapping
+        // still alive must see it owned.
+        let mut owned = self.owned.lock();
+        owned.retain(|v| *v != virq);
         // SAFETY: `self.virq` is mapped and owned by `self` only (type invariant), and has no
         // action left.
-        unsafe { bindings::irq_dispose_mapping(self.virq) };
+        unsafe { bindings::irq_dispose_mapping(virq) };
+        drop(owned);
     }
 }
 
@@ -1620,8 +1660,9 @@ impl<T: DomainOps> DomainVtable<T> {
             let t = unsafe { host::<T>(d) };
             t.free(&Allocator::new(d, virq, nr), virq, nr)
         } else {
-            // SAFETY: `virq..virq + nr` were allocated in the live domain `d`.
-            unsafe { bindings::irq_domain_free_irqs_common(d, virq, nr) }
+            // `irq_domain_free_irqs_common()`, and the release of per-interrupt data. Cannot
+            // fail: the range is the core's.
+            let _ = Allocator::<T>::new(d, virq, nr).free_boxed(virq, nr);
         }
     }
 

@@ -564,11 +564,17 @@ impl<T: Handler + 'static> PostedIrq<T> {
 mod c_api {
     use super::*;
 
-    /// Creates an agent domain below the x86 vector domain; returns it as a handle for the
-    /// other functions, or null. Process context.
+    /// Creates an agent domain named `name` below the x86 vector domain; returns it as a handle
+    /// for the other functions, or null. Process context.
+    ///
+    /// # Safety
+    ///
+    /// `name` is a valid C string for the call.
     #[no_mangle]
-    extern "C" fn posted_msi_agent_create() -> *mut c_void {
-        PostedDomain::new(c"posted-msi-test").map_or(core::ptr::null_mut(), |d| {
+    unsafe extern "C" fn posted_msi_agent_create(name: *const c_char) -> *mut c_void {
+        // SAFETY: `name` is a valid C string (the function's safety requirements).
+        let name = unsafe { CStr::from_char_ptr(name) };
+        PostedDomain::new(name).map_or(core::ptr::null_mut(), |d| {
             Arc::into_raw(d).cast_mut().cast()
         })
     }
