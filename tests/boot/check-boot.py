@@ -30,7 +30,7 @@ def snapshot(log, n):
                 break
             counts.append(int(f))
         desc = " ".join(fields[len(counts):])
-        table[name.strip()] = (sum(counts), desc)
+        table[name.strip()] = (sum(counts), desc, counts)
     return table
 
 
@@ -66,16 +66,42 @@ def main():
         check(f"{what} ({k}: {b[k][1]}) non-zero and rising", before > 0 and after > before,
               f"{before} -> {after}")
 
+    def after_hotplug(what, keys, cpu=None):
+        # Counts from snapshot 2 (before CPU1 went offline twice) to 3 (after it came back).
+        ks = [k for k in keys if k in b and k in c]
+        if not ks:
+            check(f"after CPU hotplug: {what}: line present", False, "none of " + ", ".join(keys))
+            return
+        k = ks[0]
+        if cpu is None:
+            before, after = b[k][0], c[k][0]
+        else:
+            before, after = b[k][2][cpu], c[k][2][cpu]
+        where = "" if cpu is None else f" on CPU{cpu}"
+        check(f"after CPU hotplug: {what} ({k}){where} rising", after > before,
+              f"{before} -> {after}")
+
+    m = re.search(r"@@@ hotplug (\w+) cpus online (\S+)", log)
+    check("CPU1 offline and online twice through sysfs", bool(m) and m.groups() == ("ok", "0-1"),
+          m.group(0)[4:] if m else "no line")
+    c = snapshot(log, 3)
+    check("/proc/interrupts read after the hotplug", c is not None)
+    if c is None:
+        return 1
+
     if arch == "x86_64":
         rising("local APIC timer", ["LOC"])
-        serial = [k for k, (_, d) in b.items() if "ttyS0" in d]
+        serial = [k for k, (_, d, _) in b.items() if "ttyS0" in d]
         rising("serial through the IO-APIC", serial or ["<ttyS0 line>"])
         rising("rescheduling IPIs", ["RES"])
         rising("function-call IPIs", ["CAL"])
         # The virtqueue vector(s), not the configuration-change one, which never fires here.
-        msix = [k for k, (_, d) in b.items()
+        msix = [k for k, (_, d, _) in b.items()
                 if "MSI" in d and "virtio" in d and "config" not in d]
         rising("virtio MSI-X", msix or ["<virtio MSI-X line>"])
+        after_hotplug("local APIC timer", ["LOC"], cpu=1)
+        after_hotplug("rescheduling IPIs", ["RES"], cpu=1)
+        after_hotplug("virtio MSI-X", msix or ["<virtio MSI-X line>"])
         check("x2APIC in use", bool(re.search(r"Switched APIC routing to:.*x2apic", log)))
         check("interrupt remapping in x2APIC mode",
               "Enabled IRQ remapping in x2apic mode" in log)
@@ -86,9 +112,13 @@ def main():
         check(f"posted-MSI load generator on posted_msi={impl}: nothing lost or duplicated",
               bool(re.search(rf"rust_posted_msi_load: impl={impl} done: nothing lost", log)))
     else:
-        timer = [k for k, (_, d) in b.items() if "arch_timer" in d]
+        timer = [k for k, (_, d, _) in b.items() if "arch_timer" in d]
         rising("arch timer", timer or ["<arch_timer line>"])
         rising("rescheduling IPIs", ["IPI0"])
+        after_hotplug("arch timer", timer or ["<arch_timer line>"], cpu=1)
+        after_hotplug("rescheduling IPIs", ["IPI0"], cpu=1)
+        virtio = [k for k, (_, d, _) in b.items() if "virtio" in d and "config" not in d]
+        after_hotplug("virtio", virtio or ["<virtio line>"])
         check("kernel entered at EL2 (GIC split EOI mode)", "CPU(s) started at EL2" in log)
         check("GICv3", "GICv3:" in log)
     return 0 if all(checks) else 1

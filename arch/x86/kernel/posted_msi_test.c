@@ -17,6 +17,7 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/interrupt.h>
@@ -392,6 +393,7 @@ struct pmsi_agent {
 	struct pmsi_line *lines;
 	int n, posts;
 	int to_cpu[2];			/* posts per target CPU */
+	int progress;			/* posts made so far, updated every 1024 */
 	atomic_t *stop;
 	struct completion done;
 };
@@ -408,8 +410,10 @@ static int pmsi_agent_fn(void *data)
 		pmsi_post(line);
 		if (cpu < 2)
 			a->to_cpu[cpu]++;
-		if (!(i % 1024))
+		if (!(i % 1024)) {
+			WRITE_ONCE(a->progress, i);
 			cond_resched();
+		}
 	}
 	a->posts = i;
 	complete(&a->done);
@@ -635,6 +639,181 @@ static void pmsi_retrigger(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&lines[0].in_notif), 1);
 }
 
+/* Routes @n lines to @cpu (deferred: each line's next ack applies it). */
+static void pmsi_lines_to(struct pmsi_line *lines, int n, unsigned int cpu)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		irq_set_affinity(lines[i].virq, cpumask_of(cpu));
+}
+
+/* @cpu's posted-interrupt descriptor after it came back online, with nothing posted to it. */
+static void pmsi_expect_pid_sane(struct kunit *test, unsigned int cpu)
+{
+	struct pi_desc *pid = per_cpu_ptr(&posted_msi_pi_desc, cpu);
+	u32 apic_id = per_cpu(x86_cpu_to_apicid, cpu);
+
+	KUNIT_EXPECT_FALSE(test, pi_test_on(pid));
+	KUNIT_EXPECT_FALSE(test, pi_test_sn(pid));
+	KUNIT_EXPECT_TRUE_MSG(test, pi_is_pir_empty(pid), "PIR %*pb", NR_VECTORS, pid->pir);
+	KUNIT_EXPECT_EQ(test, pid->nv, POSTED_MSI_NOTIFICATION_VECTOR);
+	KUNIT_EXPECT_EQ(test, pid->ndst, x2apic_enabled() ? apic_id : apic_id << 8);
+}
+
+#define PMSI_HOTPLUG_ROUNDS	5
+
+/*
+ * CPU1 goes offline and comes back, PMSI_HOTPLUG_ROUNDS times, while the agent on CPU0 posts
+ * to lines routed to CPU1 (and back to it after each online). fixup_irqs() moves the lines off
+ * CPU1 and retriggers every vector still pending in its IRR or PIR on the new target: every
+ * posted vector's handler runs exactly once, none is lost in the PIR of the offline CPU, none
+ * runs twice, and CPU1's descriptor is sane when it is back. With @suppress, SN is set on CPU1
+ * just before each offline (posts then only set PIR bits) and cleared after it.
+ */
+static void pmsi_hotplug(struct kunit *test, bool suppress)
+{
+	struct pmsi_line *lines = pmsi_lines(test, 8, 1);
+	struct pi_desc *pid = per_cpu_ptr(&posted_msi_pi_desc, 1);
+	atomic_t stop = ATOMIC_INIT(0);
+	struct pmsi_agent a = { .lines = lines, .n = 8, .stop = &stop };
+	int i, r, hits = 0, posted = 0;
+
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU))
+		kunit_skip(test, "needs CONFIG_HOTPLUG_CPU");
+	pmsi_agent_start(test, &a, 0);
+	for (r = 0; r < PMSI_HOTPLUG_ROUNDS; r++) {
+		usleep_range(2000, 4000);
+		if (suppress)
+			pi_set_sn(pid);
+		KUNIT_ASSERT_EQ(test, remove_cpu(1), 0);
+		if (suppress)
+			pi_clear_sn(pid);
+		usleep_range(2000, 4000);
+		KUNIT_ASSERT_EQ(test, add_cpu(1), 0);
+		pmsi_lines_to(lines, 8, 1);
+	}
+	atomic_set(&stop, 1);
+	wait_for_completion(&a.done);
+	pmsi_expect_drained(test, lines, 8);
+	for (i = 0; i < 8; i++) {
+		hits += atomic_read(&lines[i].hits);
+		posted += atomic_read(&lines[i].posted);
+	}
+	kunit_info(test, "%d posts (%d to CPU0, %d to CPU1) over %d offline/online rounds%s: %d new PIR bits, %d handler runs\n",
+		   a.posts, a.to_cpu[0], a.to_cpu[1], PMSI_HOTPLUG_ROUNDS,
+		   suppress ? " (SN set at offline)" : "", posted, hits);
+	KUNIT_EXPECT_EQ(test, hits, posted);
+	KUNIT_EXPECT_GT(test, a.to_cpu[1], 0);
+	pmsi_expect_pid_sane(test, 1);
+}
+
+static void pmsi_cpu_offline(struct kunit *test)
+{
+	pmsi_hotplug(test, false);
+}
+
+static void pmsi_cpu_offline_suppressed(struct kunit *test)
+{
+	pmsi_hotplug(test, true);
+}
+
+/*
+ * Bad input around hotplug: the boot CPU cannot go offline (an error); a CPU already offline
+ * stays so (device_offline()'s 1, "nothing to do", not an error); an affinity with no online CPU
+ * is accepted by a deferred-move chip and dropped when its next ack applies it (the line stays
+ * where it is); a post to a freed interrupt is EINVAL. Nothing is lost or run twice meanwhile
+ * and no WARN fires.
+ */
+static void pmsi_hotplug_bad_input(struct kunit *test)
+{
+	struct pmsi_line *lines = pmsi_lines(test, 1, 1);
+	bool newly = false;
+	int virq;
+
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU))
+		kunit_skip(test, "needs CONFIG_HOTPLUG_CPU");
+	KUNIT_EXPECT_LT(test, remove_cpu(0), 0);
+	KUNIT_ASSERT_EQ(test, remove_cpu(1), 0);
+	KUNIT_EXPECT_EQ(test, remove_cpu(1), 1);
+	KUNIT_EXPECT_EQ(test, irq_set_affinity(lines[0].virq, cpumask_of(1)), 0);
+	KUNIT_EXPECT_GE(test, pmsi_post(&lines[0]), 0);
+	pmsi_expect_drained(test, lines, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lines[0].hits), 1);
+	KUNIT_EXPECT_FALSE(test, irqd_is_setaffinity_pending(irq_get_irq_data(lines[0].virq)));
+	KUNIT_EXPECT_EQ(test, cpumask_first(irq_get_effective_affinity_mask(lines[0].virq)), 0);
+	KUNIT_ASSERT_EQ(test, add_cpu(1), 0);
+
+	virq = posted_msi_agent_alloc(pmsi_agent, 1);
+	KUNIT_ASSERT_GT(test, virq, 0);
+	posted_msi_agent_free(virq);
+	KUNIT_EXPECT_EQ(test, posted_msi_agent_post(pmsi_agent, virq, &newly), -EINVAL);
+	KUNIT_EXPECT_FALSE(test, newly);
+	pmsi_expect_pid_sane(test, 1);
+}
+
+static unsigned int soak_posts = 200000;
+module_param(soak_posts, uint, 0444);
+MODULE_PARM_DESC(soak_posts, "posts of pmsi_soak, per implementation (1..100000000; make soak: 1000000)");
+
+static unsigned int soak_cycles = 3;
+module_param(soak_cycles, uint, 0444);
+MODULE_PARM_DESC(soak_cycles, "CPU1 offline/online cycles of pmsi_soak (0..1000; make soak: 10)");
+
+/*
+ * The soak: at least soak_posts MSIs posted from CPU0 over 32 lines, while CPU1 goes offline
+ * and back soak_cycles times, spread over the run (a few thousand posts while it is offline),
+ * and half of the lines move between the CPUs at each cycle. Exact counts at the end: one
+ * handler run per newly set PIR bit.
+ */
+static void pmsi_soak(struct kunit *test)
+{
+	struct pmsi_line *lines = pmsi_lines(test, 32, 1);
+	atomic_t stop = ATOMIC_INIT(0);
+	struct pmsi_agent a = { .lines = lines, .n = 32, .stop = &stop };
+	int i, c, p, hits = 0, posted = 0;
+	u64 t0, ns;
+
+	KUNIT_ASSERT_TRUE_MSG(test, soak_posts >= 1 && soak_posts <= 100000000 && soak_cycles <= 1000,
+			      "soak_posts %u, soak_cycles %u: out of range", soak_posts, soak_cycles);
+	if (soak_cycles && !IS_ENABLED(CONFIG_HOTPLUG_CPU))
+		kunit_skip(test, "needs CONFIG_HOTPLUG_CPU");
+	t0 = ktime_get_ns();
+	pmsi_agent_start(test, &a, 0);
+	for (c = 0; c < soak_cycles; c++) {
+		u64 due = (u64)soak_posts * (c + 1) / (soak_cycles + 1);
+
+		while (READ_ONCE(a.progress) < due)
+			usleep_range(500, 1000);
+		KUNIT_ASSERT_EQ(test, remove_cpu(1), 0);
+		/* Posts while CPU1 is offline: a few thousand. */
+		for (p = READ_ONCE(a.progress); READ_ONCE(a.progress) < p + 4096;)
+			usleep_range(500, 1000);
+		KUNIT_ASSERT_EQ(test, add_cpu(1), 0);
+		for (i = 0; i < 32; i++)
+			irq_set_affinity(lines[i].virq, cpumask_of((i + c) & 1));
+	}
+	while (READ_ONCE(a.progress) < soak_posts)
+		usleep_range(500, 1000);
+	atomic_set(&stop, 1);
+	wait_for_completion(&a.done);
+	pmsi_expect_drained(test, lines, 32);
+	ns = ktime_get_ns() - t0;
+	for (i = 0; i < 32; i++) {
+		hits += atomic_read(&lines[i].hits);
+		posted += atomic_read(&lines[i].posted);
+	}
+	kunit_info(test, "soak: %d posts (%d to CPU0, %d to CPU1), %u offline/online cycles: %d new PIR bits, %d handler runs, %llu ms, %llu interrupts/s\n",
+		   a.posts, a.to_cpu[0], a.to_cpu[1], soak_cycles, posted, hits,
+		   ns / NSEC_PER_MSEC, ns ? (u64)hits * NSEC_PER_SEC / ns : 0);
+	KUNIT_EXPECT_GE(test, a.posts, (int)soak_posts);
+	KUNIT_EXPECT_EQ(test, hits, posted);
+	/* The cycles overlapped the posts: some went to CPU0 while CPU1 was offline. */
+	if (soak_cycles)
+		KUNIT_EXPECT_GT(test, a.to_cpu[0], 0);
+	pmsi_expect_pid_sane(test, 1);
+}
+
 #if defined(CONFIG_X86_POSTED_MSI_RUST) && defined(CONFIG_INTEL_IOMMU)
 /* The Rust INTEL-IR-POST chip VT-d installs on posted MSIs. */
 static void pmsi_vtd_chip(struct kunit *test)
@@ -668,6 +847,10 @@ static struct kunit_case pmsi_cases[] = {
 	KUNIT_CASE_PARAM(pmsi_affinity_move, pmsi_impl_gen_params),
 	KUNIT_CASE_PARAM(pmsi_deferred_move, pmsi_impl_gen_params),
 	KUNIT_CASE_PARAM(pmsi_retrigger, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_cpu_offline, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_cpu_offline_suppressed, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_hotplug_bad_input, pmsi_impl_gen_params),
+	KUNIT_CASE_PARAM(pmsi_soak, pmsi_impl_gen_params),
 	{}
 };
 
