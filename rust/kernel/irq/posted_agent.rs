@@ -630,10 +630,11 @@ mod c_api {
     /// `-ENXIO` without a vector, `-EINVAL` for an interrupt that is not of the domain of
     /// `handle`. Any context but NMI.
     ///
+    /// `virq` may be any number: one freed meanwhile (or never allocated) is refused.
+    ///
     /// # Safety
     ///
-    /// `handle` comes from `posted_msi_agent_create()` and is live; `virq` stays allocated
-    /// during the call; `newly` is valid for writes.
+    /// `handle` comes from `posted_msi_agent_create()` and is live; `newly` is valid for writes.
     #[no_mangle]
     unsafe extern "C" fn posted_msi_agent_post(
         handle: *mut c_void,
@@ -642,14 +643,17 @@ mod c_api {
     ) -> c_int {
         // SAFETY: `handle` is a live `PostedDomain` (the function's safety requirements).
         let domain = unsafe { &*handle.cast::<PostedDomain>() };
-        // SAFETY: Any virq may be looked up; it stays allocated during the call (the function's
-        // safety requirements), and so does its `irq_data`.
+        // Descriptors are freed after an RCU grace period, the agent's `Irte`s too
+        // (`Allocator::free_boxed`): both stay valid until the end of the post, even if the
+        // interrupt is freed meanwhile.
+        let _rcu = crate::sync::rcu::read_lock();
+        // SAFETY: Any virq may be looked up; a non-null result is valid under RCU (above).
         let irqd = unsafe { bindings::irq_get_irq_data(virq) };
         // SAFETY: A non-null `irqd` is valid (as just said).
         if irqd.is_null() || unsafe { (*irqd).domain } != domain.domain.as_raw() {
             return EINVAL.to_errno();
         }
-        // SAFETY: As just said.
+        // SAFETY: Valid under RCU (above).
         let irqd = unsafe { IrqData::from_raw(irqd) };
         // SAFETY: `irqd` is the top level of an interrupt of `domain` (checked above).
         let Some(irte) = (unsafe { irte_of(irqd) }) else {
