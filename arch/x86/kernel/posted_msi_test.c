@@ -823,7 +823,8 @@ static void pmsi_soak(struct kunit *test)
 	int i, c, p, hits = 0, posted = 0;
 	u64 t0, ns;
 
-	KUNIT_ASSERT_TRUE_MSG(test, soak_posts >= 1 && soak_posts <= 100000000 && soak_cycles <= 1000,
+	KUNIT_ASSERT_TRUE_MSG(test,
+			      soak_posts >= 1 && soak_posts <= 100000000 && soak_cycles <= 1000,
 			      "soak_posts %u, soak_cycles %u: out of range", soak_posts, soak_cycles);
 	if (soak_cycles && !IS_ENABLED(CONFIG_HOTPLUG_CPU))
 		kunit_skip(test, "needs CONFIG_HOTPLUG_CPU");

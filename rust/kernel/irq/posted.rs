@@ -368,9 +368,9 @@ pub(crate) fn notification_active() -> bool {
 /// Applies a pending affinity change, which posted MSIs must honour like any other (the
 /// pending bit is tested first, as in C, so the common ack costs no more). The EOI is skipped:
 /// a posted MSI never reaches the local APIC's IRR, and the notification handler EOIs once for
-/// all the vectors it demultiplexes. Only when the interrupt did not come through the notification handler --
-/// `irq_retrigger()` raised the vector itself -- does it EOI, or the stale ISR bit would block
-/// lower-priority interrupts.
+/// all the vectors it demultiplexes. Only when the interrupt did not come through the
+/// notification handler -- `irq_retrigger()` raised the vector itself -- does it EOI, or the
+/// stale ISR bit would block lower-priority interrupts.
 ///
 /// # Safety
 ///
