@@ -144,3 +144,18 @@ __rust_helper void rust_helper_module_put(struct module *module)
 {
 	module_put(module);
 }
+
+__rust_helper bool rust_helper_irqd_is_forwarded_to_vcpu(struct irq_data *d)
+{
+	return irqd_is_forwarded_to_vcpu(d);
+}
+
+__rust_helper void rust_helper_irqd_set_handle_enforce_irqctx(struct irq_data *d)
+{
+	irqd_set_handle_enforce_irqctx(d);
+}
+
+__rust_helper void rust_helper_irqd_set_single_target(struct irq_data *d)
+{
+	irqd_set_single_target(d);
+}

@@ -6,35 +6,93 @@
 # runs the posted-MSI load generator (samples/rust/rust_posted_msi_load.rs) at boot, once with
 # each posted-MSI implementation (posted_msi=rust and posted_msi=c).
 #
+# arm64 boots four times: with each GICv3 driver of the one kernel (irqchip.gicv3=rust, the
+# default, and irqchip.gicv3=c), each on the virt machine with the GIC's ITS (tests/qemu/arm64.args)
+# and without it (its=off, tests/qemu/arm64-itsoff.args). Each boot checks, for the driver asked
+# for: the root handler it installed and its split EOI/Deactivate mode (the kernel enters at EL2);
+# the arch timer and IPIs rising, also on CPU1 after it went offline and back; virtio-rng's
+# interrupt non-zero and rising (MSI-X through the ITS, or with its=off INTx on a GIC SPI) and
+# /dev/hwrng still delivering; an SPI (uart-pl011) moved to CPU1 and to CPU0 with smp_affinity,
+# injected through debugfs and counted on the target CPU only, effective_affinity following; the
+# pl061 GPIO's chained handler: QEMU's power key (GPIO 3) pressed from the host over QMP
+# (tests/boot/qmp-powerkey.py, system_powerdown) when the guest asks, its GPIO interrupt counted;
+# and no kernel splat. tests/boot/init runs the guest side, tests/boot/check-boot.py checks.
+#
+# Logs: build/out/TARGET/boot.log (x86_64 posted_msi=rust; arm64 irqchip.gicv3=rust with the ITS),
+# boot-c.log (posted_msi=c; irqchip.gicv3=c), and on arm64 boot-itsoff.log and boot-c-itsoff.log;
+# beside each arm64 log its QMP transcript, NAME-qmp.log.
+#
 # Usage: tests/boot/boot-test.sh TARGET... (an ARCH, or ARCH-VARIANT built in build/out/TARGET)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${BUILD:-$top/build}/out
 rc=0
+qmpdir=$(mktemp -d)
+trap 'rm -rf "$qmpdir"' EXIT
 
 for target in "$@"; do
 	arch=${target%%-*}
 	# x86_64 boots twice, with each posted-MSI implementation (posted_msi=rust, the default, and
 	# posted_msi=c); the posted-MSI load generator runs during boot, checked by check-boot.py.
-	impls=-
-	[ "$arch" != x86_64 ] || impls="rust c"
-	for impl in $impls; do
-		log=$out/$target/boot.log
+	# arm64 boots four times: each GICv3 driver (irqchip.gicv3=rust, the default, and c), with
+	# the ITS and without it (its=off).
+	case $arch in
+	x86_64) boots="rust c" ;;
+	arm64) boots="rust c rust:itsoff c:itsoff" ;;
+	*) boots=- ;;
+	esac
+	for boot in $boots; do
+		impl=${boot%%:*} variant=-
+		[ "$boot" = "${boot#*:}" ] || variant=${boot#*:}
+		log=$out/$target/boot
+		[ "$impl" = - ] || [ "$impl" = rust ] || log=$log-$impl
+		[ "$variant" = - ] || log=$log-$variant
+		log=$log.log
 		append="irqrs.boottest=1"
+		machine=${MACHINE:-$arch}
+		qemu_args=()
+		helper=
 		# KASAN kernels run with 4-level paging: see tests/run-kunit.sh.
 		case $target in *-kasan) append="$append no5lvl";; esac
-		if [ "$impl" != - ]; then
-			[ "$impl" = rust ] || log=$out/$target/boot-$impl.log
+		case $arch in
+		x86_64)
+			label="$target posted_msi=$impl"
 			append="$append posted_msi=$impl rust_posted_msi_load.run=1 rust_posted_msi_load.msis=5000 rust_posted_msi_load.reps=4"
-		fi
-		label=$target; [ "$impl" = - ] || label="$target posted_msi=$impl"
+			;;
+		arm64)
+			label="$target irqchip.gicv3=$impl"
+			append="$append irqchip.gicv3=$impl"
+			if [ "$variant" = itsoff ]; then
+				machine=arm64-itsoff
+				label="$label its=off"
+			fi
+			# The host presses the power key over QMP when the guest asks for it.
+			sock=$qmpdir/qmp.sock
+			rm -f "$sock"
+			qemu_args=(-qmp "unix:$sock,server=on,wait=off")
+			: >"$log"
+			python3 "$top/tests/boot/qmp-powerkey.py" "$log" "$sock" \
+				"${log%.log}-qmp.log" "${BOOT_TIMEOUT:-600}" &
+			helper=$!
+			;;
+		*) label=$target ;;
+		esac
 		echo "== boot $label"
-		APPEND="$append" timeout "${BOOT_TIMEOUT:-600}" \
-			bash "$top/tests/boot/qemu.sh" "$target" </dev/null >"$log" 2>&1
+		MACHINE=$machine APPEND="$append" timeout "${BOOT_TIMEOUT:-600}" \
+			bash "$top/tests/boot/qemu.sh" "$target" "${qemu_args[@]}" \
+			</dev/null >"$log" 2>&1
 		r=$?
+		if [ -n "$helper" ]; then
+			# It leaves by itself once it sees the end of the test (not if the guest died).
+			for _ in 1 2 3 4 5 6 7 8 9 10; do
+				kill -0 "$helper" 2>/dev/null && sleep 0.1
+			done
+			kill "$helper" 2>/dev/null
+			wait "$helper" 2>/dev/null
+		fi
 		[ $r -eq 0 ] || { echo "boot-test: QEMU exited $r (log: $log)"; rc=1; }
-		python3 "$top/tests/boot/check-boot.py" "$target" "$log" "$impl" || rc=1
+		python3 "$top/tests/boot/check-boot.py" "$target" "$log" "$impl" "$variant" || rc=1
 	done
 	if [ "$arch" = x86_64 ]; then
 		VMLINUX=$out/$target/vmlinux bash "$top/tests/eoi-disasm.sh" || rc=1

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Boot the kernel built for TARGET (an ARCH, or ARCH-VARIANT built in build/out/ARCH-VARIANT) in
 # QEMU with the test initramfs, on the machine of tests/qemu/$MACHINE.args (MACHINE defaults to
-# the ARCH). Extra kernel command-line words come from $APPEND.
+# the ARCH; the boot test also uses arm64-itsoff, the arm64 machine without the GIC's ITS). Extra
+# kernel command-line words come from $APPEND; extra QEMU arguments follow TARGET.
 # Usage: tests/boot/qemu.sh TARGET [QEMU-ARGS...]
 set -euo pipefail
 

@@ -159,6 +159,13 @@ impl IrqData {
         unsafe { bindings::irqd_irq_disabled(self.as_raw()) }
     }
 
+    /// Returns whether the interrupt is forwarded to a vCPU (`irqd_is_forwarded_to_vcpu`): the
+    /// guest deactivates it, not the host.
+    pub fn is_forwarded_to_vcpu(&self) -> bool {
+        // SAFETY: `self.as_raw()` is a valid `irq_data` (type invariant).
+        unsafe { bindings::irqd_is_forwarded_to_vcpu(self.as_raw()) }
+    }
+
     /// Returns the affinity mask of the interrupt (`irq_data_get_affinity_mask`).
     pub fn affinity(&self) -> &Cpumask {
         // SAFETY: `self.0` is valid (type invariant); the mask lives in the descriptor's common

@@ -461,6 +461,39 @@ impl<T: DomainOps> Allocator<'_, T> {
         })
     }
 
+    /// The `irq_data` of `virq` at this level, checked to lie in the allocation.
+    fn level_data(&self, virq: u32) -> Result<*mut bindings::irq_data> {
+        self.check(virq, 1, 0)?;
+        // SAFETY: `self.domain` is live and `virq` is being allocated in it (checked above).
+        let d = unsafe { bindings::irq_domain_get_irq_data(self.domain, virq) };
+        if d.is_null() {
+            return Err(EINVAL);
+        }
+        Ok(d)
+    }
+
+    /// Marks `virq` as handled only from its own interrupt context
+    /// (`irqd_set_handle_enforce_irqctx`): software retriggers, which would break a controller's
+    /// acknowledge/EOI order (the GIC's), are refused by genirq.
+    ///
+    /// Returns `EINVAL` for a `virq` outside the allocation.
+    pub fn set_handle_enforce_irqctx(&self, virq: u32) -> Result {
+        let d = self.level_data(virq)?;
+        // SAFETY: `d` is the live `irq_data` of an interrupt being allocated.
+        unsafe { bindings::irqd_set_handle_enforce_irqctx(d) };
+        Ok(())
+    }
+
+    /// Marks `virq` as routed to a single CPU at a time (`irqd_set_single_target`).
+    ///
+    /// Returns `EINVAL` for a `virq` outside the allocation.
+    pub fn set_single_target(&self, virq: u32) -> Result {
+        let d = self.level_data(virq)?;
+        // SAFETY: `d` is the live `irq_data` of an interrupt being allocated.
+        unsafe { bindings::irqd_set_single_target(d) };
+        Ok(())
+    }
+
     /// Allocates the parent domain's level of `nr` interrupts at `virq`, for the parent's
     /// specifier cells `params` (`irq_domain_alloc_irqs_parent`).
     ///
@@ -844,7 +877,8 @@ impl DomainState {
 ///
 /// - `self.domain` is a live `irq_domain` created by `irq_domain_instantiate()` whose
 ///   `host_data` points to `*self.data` (a `HostData<T>`) and whose ops are `DomainVtable::<T>`.
-/// - `self.fwnode` is the domain's named fwnode, owned by `self`.
+/// - `self.fwnode` is the domain's named fwnode, owned by `self`; or, for a domain created by
+///   [`Domain::new_root`], which is never removed, the firmware node it borrows forever.
 /// - `self.hwirq_max` is the domain's `hwirq_max`.
 /// - `self.owner` references the module of `T`'s code (`T::OwnerModule`), which the domain's
 ///   operations and chips are.
@@ -875,7 +909,7 @@ impl<T: DomainOps> Domain<'static, T> {
         if size == 0 {
             return Err(EINVAL);
         }
-        Self::instantiate(name, size, size as usize, None, data)
+        Self::instantiate(Fwnode::Named(name), size, size as usize, None, data)
     }
 
     /// Creates a tree (radix) domain for sparse hwirqs below `hwirq_max`
@@ -887,8 +921,93 @@ impl<T: DomainOps> Domain<'static, T> {
         if hwirq_max == 0 {
             return Err(EINVAL);
         }
-        Self::instantiate(name, 0, hwirq_max, None, data)
+        Self::instantiate(Fwnode::Named(name), 0, hwirq_max, None, data)
     }
+
+    /// Creates the root domain of an interrupt controller on the firmware node `fwnode` (its
+    /// device-tree node), a tree for hwirqs below `hwirq_max` on the wired bus
+    /// (`irq_domain_create_tree()`, then `irq_domain_update_bus_token(DOMAIN_BUS_WIRED)`), as a
+    /// root irqchip's probe does. Device-tree interrupt specifiers naming the node map through
+    /// it, and C child domains (a GICv3 ITS, say) can be stacked on it.
+    ///
+    /// The domain lives for the kernel's lifetime: it is never removed, and the returned
+    /// reference is `'static`, which the root interrupt handler and C code may keep. `T` must
+    /// implement [`DomainOps::alloc`] (a hierarchy's root).
+    ///
+    /// Process context (early boot included: the slab allocator is all it needs). Returns
+    /// `EINVAL` for a `hwirq_max` of 0 or a `T` without `alloc`, `ENOMEM`, or the error of
+    /// `irq_domain_instantiate()`.
+    ///
+    /// C source: `gic_init_bases()` in
+    /// [`drivers/irqchip/irq-gic-v3.c`](srctree/drivers/irqchip/irq-gic-v3.c).
+    ///
+    /// # Safety
+    ///
+    /// `fwnode` is a valid firmware node that is never freed (the node of a flattened device
+    /// tree, say), and no other domain of the wired bus is created on it.
+    pub unsafe fn new_root(
+        fwnode: *mut bindings::fwnode_handle,
+        hwirq_max: usize,
+        data: impl PinInit<T, Error>,
+    ) -> Result<&'static Self> {
+        if hwirq_max == 0 || !T::HAS_ALLOC {
+            return Err(EINVAL);
+        }
+        let domain = Self::instantiate(Fwnode::Root(fwnode), 0, hwirq_max, None, data)?;
+        // The domain is never removed: its `Drop`, which would free the (borrowed) fwnode, never
+        // runs.
+        let domain = ManuallyDrop::new(domain);
+        let boxed = KBox::new(ManuallyDrop::into_inner(domain), GFP_KERNEL).map_err(|e| {
+            // Out of memory for the box: the domain stays, unreachable but sound.
+            pr_err!("irq: leaking a root interrupt domain\n");
+            Error::from(e)
+        });
+        match boxed {
+            Ok(b) => Ok(KBox::leak(b)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Allocates `nr` consecutive interrupts for the specifier `params` that are never freed
+    /// (`irq_domain_alloc_irqs()`): a root controller's IPIs, say, which the architecture's SMP
+    /// code takes over (`set_smp_ipi_range()` on arm64). Returns the first virq.
+    ///
+    /// Only for domains that live for the kernel's lifetime ([`Domain::new_root`]). Process
+    /// context. Returns `EINVAL` for a domain without [`DomainOps::alloc`], an `nr` of 0 or a
+    /// refused specifier, or the error of the allocation.
+    pub fn alloc_static_irqs(&'static self, params: &[u32], nr: u32) -> Result<u32> {
+        if !T::HAS_ALLOC || nr == 0 {
+            return Err(EINVAL);
+        }
+        let mut spec = FwSpec::new(self.fwnode, params)?;
+        // SAFETY: `self.domain` is live (type invariant) and allocates with `irq_fwspec`
+        // arguments (`T::HAS_ALLOC`), which `spec` is; the interrupts are never freed, so no
+        // `Mapping` owns them.
+        let virq = unsafe {
+            bindings::__irq_domain_alloc_irqs(
+                self.as_raw(),
+                -1,
+                nr,
+                bindings::NUMA_NO_NODE,
+                core::ptr::from_mut(&mut spec.0).cast(),
+                false,
+                core::ptr::null(),
+            )
+        };
+        to_result(virq)?;
+        if virq == 0 {
+            return Err(EINVAL);
+        }
+        Ok(virq as u32)
+    }
+}
+
+/// The firmware node a [`Domain`] is created on.
+enum Fwnode<'a> {
+    /// A named fwnode allocated for the domain and freed with it.
+    Named(&'a CStr),
+    /// An existing node the domain borrows forever (a root domain's device-tree node).
+    Root(*mut bindings::fwnode_handle),
 }
 
 impl<'p, T: DomainOps> Domain<'p, T> {
@@ -947,11 +1066,11 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         } else {
             0
         };
-        Self::instantiate(name, size, hwirq_max, Some((parent, flags)), data)
+        Self::instantiate(Fwnode::Named(name), size, hwirq_max, Some((parent, flags)), data)
     }
 
     fn instantiate(
-        name: &CStr,
+        node: Fwnode<'_>,
         size: u32,
         hwirq_max: usize,
         parent: Option<(*mut bindings::irq_domain, u32)>,
@@ -966,11 +1085,17 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             }? Error),
             GFP_KERNEL,
         )?;
-        // SAFETY: `name` is a valid C string; the core copies it.
-        let fwnode = unsafe { bindings::irq_domain_alloc_named_fwnode(name.as_char_ptr()) };
-        if fwnode.is_null() {
-            return Err(ENOMEM);
-        }
+        let (fwnode, owned, bus_token) = match node {
+            Fwnode::Named(name) => {
+                // SAFETY: `name` is a valid C string; the core copies it.
+                let fwnode = unsafe { bindings::irq_domain_alloc_named_fwnode(name.as_char_ptr()) };
+                if fwnode.is_null() {
+                    return Err(ENOMEM);
+                }
+                (fwnode, true, bindings::irq_domain_bus_token_DOMAIN_BUS_ANY)
+            }
+            Fwnode::Root(fwnode) => (fwnode, false, bindings::irq_domain_bus_token_DOMAIN_BUS_WIRED),
+        };
         let info = bindings::irq_domain_info {
             fwnode,
             size,
@@ -980,6 +1105,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
             parent: parent.map_or(core::ptr::null_mut(), |(p, _)| p),
             domain_flags: parent.map_or(0, |(_, f)| f),
+            bus_token,
             ..pin_init::zeroed()
         };
         // SAFETY: `info` is fully initialised; `host_data` points into a pinned box that
@@ -989,8 +1115,10 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         {
             Ok(d) => d,
             Err(e) => {
-                // SAFETY: `fwnode` was allocated above and is not used by any domain.
-                unsafe { bindings::irq_domain_free_fwnode(fwnode) };
+                if owned {
+                    // SAFETY: `fwnode` was allocated above and is not used by any domain.
+                    unsafe { bindings::irq_domain_free_fwnode(fwnode) };
+                }
                 return Err(e);
             }
         };

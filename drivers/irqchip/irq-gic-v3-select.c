@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GICv3 driver selection: the one IRQCHIP_DECLARE() of "arm,gic-v3" when the
+ * Rust driver (irq_gic_v3_rust.rs) is built beside the C one (irq-gic-v3.c),
+ * and the C side of the Rust driver.
+ *
+ * of_irq_init() takes one match per device-tree node, so the two drivers
+ * cannot each declare the compatible string; "irqchip.gicv3=rust" (the
+ * default) or "irqchip.gicv3=c" chooses at boot, one kernel carrying both.
+ *
+ * For the Rust driver this file does what Rust code outside the init
+ * sections cannot, or what C data structures need: it maps the distributor
+ * and redistributor regions, installs the Rust root handler with
+ * set_handle_irq(), registers the CPU hotplug callbacks, hands the IPIs to the
+ * arm64 SMP code (set_smp_ipi_range()), and starts the C ITS driver on top of
+ * the Rust domain with the redistributor table (struct rdists) it needs.
+ */
+
+#define pr_fmt(fmt) "GICv3: " fmt
+
+#include <linux/cpuhotplug.h>
+#include <linux/init.h>
+#include <linux/io.h>
+#include <linux/irqchip.h>
+#include <linux/irqchip/arm-gic-v3.h>
+#include <linux/irqdomain.h>
+#include <linux/of.h>
+#include <linux/of_address.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <asm/cpufeature.h>
+#include <asm/smp.h>
+#include <asm/virt.h>
+
+/* One redistributor region, as the Rust probe takes it. */
+struct gic_v3_rust_region {
+	void __iomem *base;
+	u64 phys;
+	u64 size;
+};
+
+/* What the Rust probe returns (ProbeOut in gic_v3_hw.rs). */
+struct gic_v3_rust_probe {
+	struct irq_domain *domain;
+	int ipi_base;
+	bool lpis;
+	bool split_eoi;
+	u8 prio;
+	u32 gicd_typer;
+	u32 gicd_typer2;
+};
+
+/* Rust: drivers/irqchip/gic_v3_hw.rs. */
+int rust_gicv3_of_init(struct fwnode_handle *fwnode, void __iomem *dist,
+		       u64 dist_phys, u64 dist_size,
+		       const struct gic_v3_rust_region *regions, u32 nr,
+		       u64 stride, struct gic_v3_rust_probe *out);
+int rust_gicv3_starting_cpu(unsigned int cpu);
+int rust_gicv3_check_cpu(unsigned int cpu);
+void gic_v3_rust_handle_irq(struct pt_regs *regs);
+void gic_v3_rust_handle_irq_eoimode0(struct pt_regs *regs);
+
+/* Called by Rust. */
+void gic_v3_rust_set_rdist(unsigned int cpu, void __iomem *rd_base, u64 phys_base);
+bool gic_v3_rust_hyp_mode_available(void);
+
+static bool gicv3_rust __initdata = true;
+
+static int __init gicv3_select(char *buf)
+{
+	if (!buf)
+		return -EINVAL;
+	if (!strcmp(buf, "rust"))
+		gicv3_rust = true;
+	else if (!strcmp(buf, "c"))
+		gicv3_rust = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+early_param("irqchip.gicv3", gicv3_select);
+
+/* The redistributors of every CPU for the ITS driver (its_init(), its_cpu_init()). */
+static struct rdists gic_v3_rust_rdists;
+static bool gic_v3_rust_lpis __ro_after_init;
+
+void gic_v3_rust_set_rdist(unsigned int cpu, void __iomem *rd_base, u64 phys_base)
+{
+	typeof(gic_v3_rust_rdists.rdist) rd = per_cpu_ptr(gic_v3_rust_rdists.rdist, cpu);
+
+	raw_spin_lock_init(&rd->rd_lock);
+	rd->rd_base = rd_base;
+	rd->phys_base = phys_base;
+}
+
+bool gic_v3_rust_hyp_mode_available(void)
+{
+	return is_hyp_mode_available();
+}
+
+static int gic_v3_rust_starting_cpu(unsigned int cpu)
+{
+	rust_gicv3_starting_cpu(cpu);
+	if (gic_v3_rust_lpis)
+		its_cpu_init();
+	return 0;
+}
+
+static void __iomem *__init gic_v3_rust_iomap(struct device_node *node, int idx,
+					     const char *name, struct resource *res)
+{
+	void __iomem *base;
+
+	if (of_address_to_resource(node, idx, res))
+		return NULL;
+	if (!request_mem_region(res->start, resource_size(res), name))
+		pr_warn_once(FW_BUG "%s region %pa has overlapping address\n",
+			     name, &res->start);
+	base = of_iomap(node, idx);
+	return base;
+}
+
+static int __init gic_v3_rust_of_init(struct device_node *node)
+{
+	struct gic_v3_rust_region *regions;
+	struct gic_v3_rust_probe probe;
+	void __iomem *dist;
+	struct resource res;
+	u32 nr = 1;
+	u64 stride = 0;
+	int err, i;
+
+	if (system_uses_irq_prio_masking()) {
+		pr_err("Rust driver: pseudo-NMIs not supported; boot with irqchip.gicv3=c\n");
+		return -ENODEV;
+	}
+
+	dist = gic_v3_rust_iomap(node, 0, "GICD", &res);
+	if (!dist) {
+		pr_err("%pOF: unable to map gic dist registers\n", node);
+		return -ENOMEM;
+	}
+
+	of_property_read_u32(node, "#redistributor-regions", &nr);
+	of_property_read_u64(node, "redistributor-stride", &stride);
+	regions = kcalloc(nr, sizeof(*regions), GFP_KERNEL);
+	gic_v3_rust_rdists.rdist = alloc_percpu(typeof(*gic_v3_rust_rdists.rdist));
+	if (!regions || !gic_v3_rust_rdists.rdist) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	for (i = 0; i < nr; i++) {
+		struct resource r;
+
+		regions[i].base = gic_v3_rust_iomap(node, 1 + i, "GICR", &r);
+		if (!regions[i].base) {
+			pr_err("%pOF: couldn't map region %d\n", node, i);
+			err = -ENODEV;
+			goto out_unmap;
+		}
+		regions[i].phys = r.start;
+		regions[i].size = resource_size(&r);
+	}
+
+	err = rust_gicv3_of_init(of_fwnode_handle(node), dist, res.start,
+				 resource_size(&res), regions, nr, stride, &probe);
+	if (err)
+		goto out_unmap;
+
+	/* The mappings stay for the kernel's lifetime; the table was copied. */
+	kfree(regions);
+
+	set_handle_irq(probe.split_eoi ? gic_v3_rust_handle_irq :
+					 gic_v3_rust_handle_irq_eoimode0);
+
+	cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "irqchip/arm/gicv3-rust:checkrdist",
+				  rust_gicv3_check_cpu, NULL);
+	cpuhp_setup_state_nocalls(CPUHP_AP_IRQ_GIC_STARTING, "irqchip/arm/gicv3-rust:starting",
+				  gic_v3_rust_starting_cpu, NULL);
+	set_smp_ipi_range(probe.ipi_base, 8);
+
+	if (probe.lpis) {
+		gic_v3_rust_lpis = true;
+		gic_v3_rust_rdists.gicd_typer = probe.gicd_typer;
+		gic_v3_rust_rdists.gicd_typer2 = probe.gicd_typer2;
+		its_init(of_fwnode_handle(node), &gic_v3_rust_rdists, probe.domain, probe.prio);
+		its_cpu_init();
+		its_lpi_memreserve_init();
+	}
+	return 0;
+
+out_unmap:
+	for (i = 0; i < nr; i++)
+		if (regions[i].base)
+			iounmap(regions[i].base);
+out_free:
+	free_percpu(gic_v3_rust_rdists.rdist);
+	gic_v3_rust_rdists.rdist = NULL;
+	kfree(regions);
+	iounmap(dist);
+	return err;
+}
+
+static int __init gic_v3_select_of_init(struct device_node *node, struct device_node *parent)
+{
+	if (!gicv3_rust)
+		return gic_v3_c_of_init(node, parent);
+	return gic_v3_rust_of_init(node);
+}
+IRQCHIP_DECLARE(gic_v3, "arm,gic-v3", gic_v3_select_of_init);

@@ -1,0 +1,1236 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! ARM GICv3 as the arm64 root interrupt controller, in Rust (device tree only).
+//!
+//! The distributor, the redistributors, the CPU interface, SGIs (IPIs), PPIs and SPIs, split
+//! priority drop/deactivation (EOImode=1) when the kernel entered at EL2, CPU hotplug, and LPIs
+//! for the C ITS driver stacked on the domain. The C shim `irq-gic-v3-select.c` owns the one
+//! `IRQCHIP_DECLARE()` for `"arm,gic-v3"`, maps the registers and starts this driver or the C
+//! one (`irqchip.gicv3=rust|c`); the ITS (`irq-gic-v3-its.c`) stays C.
+//!
+//! Not supported, refused at probe with a message (boot with `irqchip.gicv3=c` instead): ACPI,
+//! pseudo-NMIs, extended SPI/PPI ranges, PPI partitions, errata workarounds, GICv4 vLPIs.
+//!
+//! The only `unsafe` code is in [`gic_v3_hw`]: system registers, the register frames and the
+//! entry points from C.
+//!
+//! C source: [`drivers/irqchip/irq-gic-v3.c`](srctree/drivers/irqchip/irq-gic-v3.c), whose
+//! function names the items here mirror.
+
+use kernel::{
+    bindings,
+    module::BuiltIn as LocalModule,
+    cpu::{
+        nr_cpu_ids,
+        CpuId, //
+    },
+    cpumask::Cpumask,
+    interrupt::LocalInterruptDisabled,
+    io::{
+        poll::read_poll_timeout_atomic,
+        register,
+        Io, //
+    },
+    irq::{
+        Allocator,
+        Chip,
+        ChipFlag,
+        ChipFlags,
+        ChipState,
+        Domain,
+        DomainOps,
+        FlowHandler,
+        FwSpec,
+        IrqData,
+        LockedIrqData,
+        SetAffinity,
+        TriggerType, //
+    },
+    prelude::*,
+    sync::SetOnce,
+    time::Delta, //
+};
+
+mod gic_v3_hw;
+
+/// The prefix of the driver's messages.
+const __LOG_PREFIX: &[u8] = b"GICv3 (Rust)\0";
+
+use gic_v3_hw::{
+    Bank,
+    CpuInterface,
+    Frame,
+    Redist,
+    Regions, //
+};
+
+register! {
+    /// Distributor control.
+    GICD_CTLR(u32) @ 0x0000 {
+        /// Register write pending.
+        31:31 rwp => bool;
+        /// SGIs without active state.
+        8:8 nassgireq => bool;
+        /// Security disabled (single security state).
+        6:6 ds => bool;
+        /// Affinity routing, non-secure.
+        4:4 are_ns => bool;
+        /// Group 1 (non-secure) enable, affinity routing.
+        1:1 enable_g1a => bool;
+        /// Group 1 enable (single security state: `EnableGrp1`).
+        0:0 enable_g1 => bool;
+    }
+
+    /// Interrupt controller type.
+    GICD_TYPER(u32) @ 0x0004 {
+        /// Range selector support.
+        26:26 rss => bool;
+        /// Interrupt ID bits, minus one.
+        23:19 id_bits;
+        /// LPIs supported.
+        17:17 lpis => bool;
+        /// Extended SPI range.
+        8:8 espi => bool;
+        /// Number of SPIs: 32 * (n + 1) interrupt IDs.
+        4:0 it_lines;
+    }
+
+    /// Interrupt controller type 2.
+    GICD_TYPER2(u32) @ 0x000c {
+        /// SGIs without active state supported.
+        8:8 nassgicap => bool;
+    }
+
+    /// Peripheral ID 2 (of the distributor and of a redistributor's `RD_base`).
+    GIC_PIDR2(u32) @ 0xffe8 {
+        /// Architecture revision: 3 for GICv3, 4 for GICv4.
+        7:4 arch;
+    }
+
+    /// SPI routing (`GICD_IROUTER<n>`, n >= 32): the target CPU's affinity. Accessed with the
+    /// 64-bit accessors of [`write_irouter`] (the frame type only guarantees 4-byte alignment).
+    GICD_IROUTER(u64)[1020, stride = 8] @ 0x6000 {
+        39:0 affinity;
+    }
+
+    /// Redistributor control.
+    GICR_CTLR(u32) @ 0x0000 {
+        /// Register write pending.
+        3:3 rwp => bool;
+    }
+
+    /// Redistributor type, read with [`read_gicr_typer`].
+    GICR_TYPER(u64) @ 0x0008 {
+        /// The affinity of the redistributor's CPU (Aff3.Aff2.Aff1.Aff0).
+        63:32 affinity;
+        /// PPIs: 0 for 16, else extended PPIs.
+        31:27 ppi_num;
+        /// The last redistributor of its region.
+        4:4 last => bool;
+        /// Virtual LPIs (then the redistributor has four frames).
+        1:1 vlpis => bool;
+    }
+
+    /// Redistributor power management.
+    GICR_WAKER(u32) @ 0x0014 {
+        /// All interfaces to the CPU are quiescent.
+        2:2 children_asleep => bool;
+        /// The CPU is asleep.
+        1:1 processor_sleep => bool;
+    }
+}
+
+/// Banks of one bit per interrupt (distributor, or a redistributor's `SGI_base` for SGIs/PPIs):
+/// the byte offsets of `GICD_IGROUPR`, `GICD_ISENABLER` and so on.
+mod bank {
+    pub(super) const IGROUPR: usize = 0x080;
+    pub(super) const ISENABLER: usize = 0x100;
+    pub(super) const ICENABLER: usize = 0x180;
+    pub(super) const ISPENDR: usize = 0x200;
+    pub(super) const ICPENDR: usize = 0x280;
+    pub(super) const ISACTIVER: usize = 0x300;
+    pub(super) const ICACTIVER: usize = 0x380;
+    /// One byte per interrupt.
+    pub(super) const IPRIORITYR: usize = 0x400;
+    /// Two bits per interrupt.
+    pub(super) const ICFGR: usize = 0xc00;
+}
+
+/// SGIs are interrupt IDs 0..16, PPIs 16..32, SPIs 32..1020, LPIs from 8192.
+const SGI_NR: usize = 16;
+const SPI_BASE: usize = 32;
+const SPI_END: usize = 1020;
+const LPI_BASE: usize = 8192;
+
+/// The `param[0]` of an ITS's specifier for an LPI (`GIC_IRQ_TYPE_LPI`).
+const GIC_IRQ_TYPE_LPI: u32 = 0xa110_c8ed;
+
+/// Device-tree interrupt types (`param[0]`): SPI and PPI.
+const DT_SPI: u32 = 0;
+const DT_PPI: u32 = 1;
+
+/// `ICC_PMR_EL1` when interrupts are unmasked (`DEFAULT_PMR_VALUE`).
+const DEFAULT_PMR: u64 = 0xf0;
+/// The priority of normal interrupts (`GICV3_PRIO_IRQ`).
+const PRIO_IRQ: u8 = 0xc0;
+
+/// `ICC_CTLR_EL1` fields.
+const ICC_CTLR_EOIMODE_DROP: u64 = 1 << 1;
+const ICC_CTLR_PRI_BITS_SHIFT: u32 = 8;
+const ICC_CTLR_RSS: u64 = 1 << 18;
+
+/// RWP and `GICR_WAKER` waits: 1 s in steps of 1 us, as upstream.
+const POLL_DELAY: Delta = Delta::from_micros(1);
+const POLL_TRIES: usize = 1_000_000;
+
+/// The root domain, set once by [`probe`] before the root handler is installed.
+static ROOT: SetOnce<&'static Domain<'static, Gic>> = SetOnce::new();
+
+/// The driver's state: the domain's host data, and the chips' data.
+///
+/// Immutable after the probe (the CPU interface of each CPU is set up by that CPU).
+pub(crate) struct Gic {
+    dist: Bank,
+    /// The redistributor of each possible CPU, by CPU number.
+    redists: KVec<Option<Redist>>,
+    /// EOImode=1: the root handler drops the priority, `irq_eoi` deactivates.
+    split_eoi: bool,
+    /// Interrupt IDs below this are implemented SGIs, PPIs and SPIs (at most 1020).
+    nr_lines: usize,
+    /// Whether LPIs are supported (an ITS may sit on top).
+    lpis: bool,
+    /// The distributor priority of every interrupt.
+    prio: u8,
+    /// `GICD_TYPER.RSS`.
+    has_rss: bool,
+}
+
+/// Where an interrupt ID lives.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Range {
+    Sgi,
+    Ppi,
+    Spi,
+    Lpi,
+}
+
+/// The range of interrupt ID `hwirq` (`__get_intid_range()`), `None` for a reserved one.
+fn range_of(hwirq: usize) -> Option<Range> {
+    match hwirq {
+        0..SGI_NR => Some(Range::Sgi),
+        SGI_NR..SPI_BASE => Some(Range::Ppi),
+        SPI_BASE..SPI_END => Some(Range::Spi),
+        LPI_BASE.. => Some(Range::Lpi),
+        _ => None,
+    }
+}
+
+/// The affinity of `cpu` as `GICD_IROUTER` and `ICC_SGI1R_EL1` take it, Aff3 at bits 39:32
+/// (`gic_cpu_to_affinity()`).
+fn cpu_affinity(cpu: CpuId) -> u64 {
+    gic_v3_hw::cpu_mpidr(cpu) & 0xff_00ff_ffff
+}
+
+/// The 32-bit affinity `GICR_TYPER[63:32]` holds for `aff` (Aff3.Aff2.Aff1.Aff0).
+fn redist_affinity(aff: u64) -> u32 {
+    (((aff >> 32) & 0xff) << 24 | (aff & 0xff_ffff)) as u32
+}
+
+/// The `ICC_SGI1R_EL1` value that sends SGI `sgi` to the CPUs of `tlist` in the cluster
+/// `cluster` (an affinity with Aff0 & 0xf cleared) (`gic_send_sgi()`).
+fn sgi1r(cluster: u64, tlist: u16, sgi: u32) -> u64 {
+    let aff1 = (cluster >> 8) & 0xff;
+    let aff2 = (cluster >> 16) & 0xff;
+    let aff3 = (cluster >> 32) & 0xff;
+    let rs = (cluster & 0xf0) >> 4;
+    aff3 << 48 | rs << 44 | aff2 << 32 | u64::from(sgi & 0xf) << 24 | aff1 << 16 | u64::from(tlist)
+}
+
+/// Translates a device-tree specifier of the GIC (`gic_irq_domain_translate()`): one cell for
+/// an SGI (the IPIs), three or four for an SPI or PPI (`<type number flags [partition]>`), and
+/// the ITS's `<GIC_IRQ_TYPE_LPI hwirq type>`. Returns `EINVAL` for a bad cell count, type,
+/// number or trigger, an extended SPI/PPI, or a PPI partition, which this driver refuses.
+fn translate(params: &[u32], nr_lines: usize) -> Result<(usize, TriggerType)> {
+    match *params {
+        [sgi] if (sgi as usize) < SGI_NR => Ok((sgi as usize, TriggerType::EdgeRising)),
+        [kind, number, flags] | [kind, number, flags, 0] => {
+            let hwirq = match kind {
+                DT_SPI if (number as usize) < nr_lines.saturating_sub(SPI_BASE) => {
+                    number as usize + SPI_BASE
+                }
+                DT_PPI if (number as usize) < SPI_BASE - SGI_NR => number as usize + SGI_NR,
+                GIC_IRQ_TYPE_LPI if number as usize >= LPI_BASE => number as usize,
+                _ => return Err(EINVAL),
+            };
+            let ty = TriggerType::try_from(flags & bindings::IRQ_TYPE_SENSE_MASK)?;
+            if ty == TriggerType::None {
+                return Err(EINVAL);
+            }
+            Ok((hwirq, ty))
+        }
+        _ => Err(EINVAL),
+    }
+}
+
+/// The CPU an SPI with affinity `mask` is routed to (`gic_set_affinity()`): the first CPU of
+/// `mask` with `force`, else the first that is also in `online`. `EINVAL` if there is none.
+fn select_target(mask: &Cpumask, online: &Cpumask, force: bool) -> Result<CpuId> {
+    (0..nr_cpu_ids())
+        .filter_map(CpuId::from_u32)
+        .find(|&c| mask.test(c) && (force || online.test(c)))
+        .ok_or(EINVAL)
+}
+
+/// The flow handler of an interrupt ID: per-CPU for SGIs and PPIs, fasteoi otherwise.
+fn flow_of(range: Range) -> FlowHandler {
+    match range {
+        Range::Sgi | Range::Ppi => FlowHandler::PercpuDevid,
+        Range::Spi | Range::Lpi => FlowHandler::FastEoi,
+    }
+}
+
+/// Routes SPI `hwirq` to the CPU of affinity `aff` (`gic_write_irouter()`, a 64-bit relaxed
+/// write). `EINVAL` for an interrupt ID without router.
+fn write_irouter(dist: Frame, hwirq: usize, aff: u64) -> Result {
+    const GICD_IROUTER_OFFSET: usize = 0x6000;
+    if !(SPI_BASE..SPI_END).contains(&hwirq) {
+        return Err(EINVAL);
+    }
+    let v = GICD_IROUTER::zeroed().try_with_affinity(aff).map_err(|_| EINVAL)?;
+    dist.relaxed()
+        .try_write64(v.into_raw(), GICD_IROUTER_OFFSET + hwirq * 8)
+}
+
+/// Reads `GICR_TYPER` of a redistributor (64 bits, `gic_read_typer()`).
+fn read_gicr_typer(rd: Frame) -> Result<GICR_TYPER> {
+    const GICR_TYPER_OFFSET: usize = 0x0008;
+    Ok(GICR_TYPER::from(rd.relaxed().try_read64(GICR_TYPER_OFFSET)?))
+}
+
+/// Waits until `GICD_CTLR.RWP` clears: the distributor has applied the writes before.
+fn dist_wait_for_rwp(dist: Frame) {
+    if read_poll_timeout_atomic(
+        || Ok(dist.relaxed().read(GICD_CTLR)),
+        |c| !c.rwp(),
+        POLL_DELAY,
+        POLL_TRIES,
+    )
+    .is_err()
+    {
+        pr_err!("RWP timeout, gone fishing\n");
+    }
+}
+
+/// Waits until `GICR_CTLR.RWP` of a redistributor clears.
+fn redist_wait_for_rwp(rd: Frame) {
+    if read_poll_timeout_atomic(
+        || Ok(rd.relaxed().read(GICR_CTLR)),
+        |c| !c.rwp(),
+        POLL_DELAY,
+        POLL_TRIES,
+    )
+    .is_err()
+    {
+        pr_err!("redistributor RWP timeout\n");
+    }
+}
+
+impl Gic {
+    /// The current CPU's redistributor. Interrupts are disabled in every caller (chip callbacks
+    /// under the descriptor lock, hotplug STARTING callbacks), so the CPU does not change.
+    fn this_redist(&self) -> Option<&Redist> {
+        self.redists
+            .get(CpuId::current().as_u32() as usize)
+            .and_then(|r| r.as_ref())
+    }
+
+    /// The bank of `hwirq`: this CPU's `SGI_base` for SGIs/PPIs, the distributor for SPIs.
+    fn bank_of(&self, hwirq: usize) -> Option<Bank> {
+        match range_of(hwirq)? {
+            Range::Sgi | Range::Ppi => self.this_redist().map(|r| r.sgi),
+            Range::Spi if hwirq < self.nr_lines => Some(self.dist),
+            _ => None,
+        }
+    }
+
+    /// Sets `hwirq`'s bit in the one-bit-per-interrupt bank at `offset` (`gic_poke_irq()`).
+    fn poke(&self, hwirq: usize, offset: usize) {
+        if let Some(bank) = self.bank_of(hwirq) {
+            // The bank index is below 32 (hwirq < 1020), inside the frame: the check holds.
+            let _ = bank
+                .io
+                .relaxed()
+                .try_write32(1 << (hwirq % 32), offset + (hwirq / 32) * 4);
+        }
+    }
+
+    /// Reads `hwirq`'s bit in the bank at `offset` (`gic_peek_irq()`).
+    fn peek(&self, hwirq: usize, offset: usize) -> Result<bool> {
+        let bank = self.bank_of(hwirq).ok_or(EINVAL)?;
+        let v = bank.io.relaxed().try_read32(offset + (hwirq / 32) * 4)?;
+        Ok(v & (1 << (hwirq % 32)) != 0)
+    }
+
+    /// Masks `hwirq` and waits for the (re)distributor to apply it (`gic_mask_irq()`).
+    fn mask(&self, hwirq: usize) {
+        self.poke(hwirq, bank::ICENABLER);
+        if hwirq < SPI_BASE {
+            if let Some(r) = self.this_redist() {
+                redist_wait_for_rwp(r.rd);
+            }
+        } else {
+            dist_wait_for_rwp(self.dist.io);
+        }
+    }
+
+    /// Unmasks `hwirq` (`gic_unmask_irq()`): no RWP wait, as upstream.
+    fn unmask(&self, hwirq: usize) {
+        self.poke(hwirq, bank::ISENABLER);
+    }
+
+    /// `irq_set_type` (`gic_set_type()`): SGIs are edge-rising only; SPIs level-high or
+    /// edge-rising; PPIs are configured in this CPU's redistributor, a refusal only warned
+    /// about, as upstream.
+    fn set_type(&self, hwirq: usize, ty: TriggerType) -> Result {
+        let range = range_of(hwirq).ok_or(EINVAL)?;
+        match range {
+            Range::Sgi => {
+                return if ty == TriggerType::EdgeRising {
+                    Ok(())
+                } else {
+                    Err(EINVAL)
+                }
+            }
+            Range::Spi if !matches!(ty, TriggerType::LevelHigh | TriggerType::EdgeRising) => {
+                return Err(EINVAL)
+            }
+            Range::Lpi => return Err(EINVAL),
+            _ => {}
+        }
+        let bank = self.bank_of(hwirq).ok_or(EINVAL)?;
+        let r = bank.configure_irq(hwirq as u32, ty.as_raw());
+        if r.is_err() && range == Range::Ppi {
+            pr_warn!("PPI INTID{} is secure or misconfigured\n", hwirq);
+            return Ok(());
+        }
+        r
+    }
+
+    /// `irq_set_affinity` of an SPI (`gic_set_affinity()`): routes it to one CPU of `mask`
+    /// (the first; unless `force`, the first online one). `EINVAL` if there is none, or for an
+    /// SGI/PPI/LPI.
+    fn set_affinity(&self, irqd: &LockedIrqData, mask: &Cpumask, force: bool) -> Result<CpuId> {
+        let hwirq = irqd.hwirq();
+        if range_of(hwirq) != Some(Range::Spi) || hwirq >= self.nr_lines {
+            return Err(EINVAL);
+        }
+        let cpu = select_target(mask, gic_v3_hw::online_mask(), force)?;
+        let enabled = self.peek(hwirq, bank::ISENABLER)?;
+        if enabled {
+            self.mask(hwirq);
+        }
+        write_irouter(self.dist.io, hwirq, cpu_affinity(cpu))?;
+        // If the interrupt was enabled, enable it again: the unmask orders after the routing
+        // write (same device, relaxed accessors keep program order to one endpoint).
+        if enabled {
+            self.unmask(hwirq);
+        }
+        irqd.update_effective_affinity(gic_v3_hw::cpumask_of(cpu));
+        Ok(cpu)
+    }
+
+    /// `irq_get_irqchip_state` (`gic_irq_get_irqchip_state()`): SGI/PPI/SPI only.
+    fn get_state(&self, hwirq: usize, which: ChipState) -> Result<bool> {
+        match which {
+            ChipState::Pending => self.peek(hwirq, bank::ISPENDR),
+            ChipState::Active => self.peek(hwirq, bank::ISACTIVER),
+            ChipState::Masked => Ok(!self.peek(hwirq, bank::ISENABLER)?),
+            ChipState::LineLevel => Err(EINVAL),
+        }
+    }
+
+    /// `irq_set_irqchip_state` (`gic_irq_set_irqchip_state()`): SGI/PPI/SPI only.
+    fn set_state(&self, hwirq: usize, which: ChipState, val: bool) -> Result {
+        if self.bank_of(hwirq).is_none() {
+            return Err(EINVAL);
+        }
+        let reg = match (which, val) {
+            (ChipState::Pending, true) => bank::ISPENDR,
+            (ChipState::Pending, false) => bank::ICPENDR,
+            (ChipState::Active, true) => bank::ISACTIVER,
+            (ChipState::Active, false) => bank::ICACTIVER,
+            (ChipState::Masked, true) => {
+                self.mask(hwirq);
+                return Ok(());
+            }
+            (ChipState::Masked, false) => bank::ISENABLER,
+            (ChipState::LineLevel, _) => return Err(EINVAL),
+        };
+        self.poke(hwirq, reg);
+        // Read back so that the active state has taken effect and won't race with a
+        // guest-driven deactivation.
+        if reg == bank::ISACTIVER {
+            self.peek(hwirq, reg)?;
+        }
+        Ok(())
+    }
+
+    /// `ipi_send_mask` (`gic_ipi_send_mask()`): one `ICC_SGI1R_EL1` write per cluster of
+    /// consecutive CPUs in `mask`.
+    fn ipi_send_mask(&self, sgi: usize, mask: &Cpumask) {
+        if sgi >= SGI_NR {
+            return;
+        }
+        // Stores to Normal memory (the IPI's message) must be visible to the other CPUs before
+        // the SGI is sent.
+        gic_v3_hw::dsb_ishst();
+        let mut pending: Option<(u64, u16)> = None;
+        for cpu in (0..nr_cpu_ids()).filter_map(CpuId::from_u32) {
+            if !mask.test(cpu) {
+                continue;
+            }
+            let aff = cpu_affinity(cpu);
+            let cluster = aff & !0xf;
+            let bit = 1u16 << (aff & 0xf);
+            pending = match pending {
+                Some((c, tlist)) if c == cluster => Some((c, tlist | bit)),
+                Some((c, tlist)) => {
+                    gic_v3_hw::write_sgi1r(sgi1r(c, tlist, sgi as u32));
+                    Some((cluster, bit))
+                }
+                None => Some((cluster, bit)),
+            };
+        }
+        if let Some((c, tlist)) = pending {
+            gic_v3_hw::write_sgi1r(sgi1r(c, tlist, sgi as u32));
+        }
+        // Force the `ICC_SGI1R_EL1` writes to be executed.
+        gic_v3_hw::isb();
+    }
+
+    /// Wakes up this CPU's redistributor (`gic_enable_redist(true)`).
+    fn enable_redist(r: &Redist) {
+        let rd = r.rd.relaxed();
+        let waker = rd.read(GICR_WAKER).with_processor_sleep(false);
+        rd.write((), waker);
+        if read_poll_timeout_atomic(
+            || Ok(rd.read(GICR_WAKER)),
+            |w| !w.children_asleep(),
+            POLL_DELAY,
+            POLL_TRIES,
+        )
+        .is_err()
+        {
+            pr_err!("redistributor failed to wakeup...\n");
+        }
+    }
+
+    /// Sets up this CPU's redistributor and CPU interface (`gic_cpu_init()` and
+    /// `gic_cpu_sys_reg_init()`): SGIs/PPIs Group 1, disabled, inactive, at the driver's
+    /// priority; PMR, BPR, EOImode, active priorities, Group 1 enable.
+    fn cpu_init(&self, cpu: CpuId) -> Result {
+        let r = self.redists.get(cpu.as_u32() as usize).and_then(|r| r.as_ref());
+        let Some(r) = r else {
+            pr_err!("CPU{}: no redistributor\n", cpu.as_u32());
+            return Err(ENODEV);
+        };
+        pr_info!(
+            "CPU{}: found redistributor {:x} @{:#x}\n",
+            cpu.as_u32(),
+            cpu_affinity(cpu),
+            r.phys
+        );
+        Self::enable_redist(r);
+        let sgi = r.sgi.io.relaxed();
+        sgi.try_write32(!0, bank::IGROUPR)?;
+        sgi.try_write32(!0, bank::ICACTIVER)?;
+        sgi.try_write32(!0, bank::ICENABLER)?;
+        let prio = u32::from_ne_bytes([self.prio; 4]);
+        for i in (0..SPI_BASE).step_by(4) {
+            sgi.try_write32(prio, bank::IPRIORITYR + i)?;
+        }
+        redist_wait_for_rwp(r.rd);
+        self.sys_reg_init(cpu);
+        Ok(())
+    }
+
+    /// `gic_cpu_sys_reg_init()`.
+    fn sys_reg_init(&self, cpu: CpuId) {
+        let pribits = ((gic_v3_hw::read_ctlr() >> ICC_CTLR_PRI_BITS_SHIFT) & 7) as u32 + 1;
+        let group0 = has_group0(pribits);
+        gic_v3_hw::write_pmr(DEFAULT_PMR);
+        // Firmware may leave BPR large enough to prevent preemption; 0 restores its reset value.
+        gic_v3_hw::write_bpr1(0);
+        gic_v3_hw::write_ctlr(if self.split_eoi {
+            ICC_CTLR_EOIMODE_DROP
+        } else {
+            0
+        });
+        let count = match pribits {
+            7 | 8 => 4,
+            6 => 2,
+            _ => 1,
+        };
+        // Always whack Group 0 before Group 1.
+        if group0 {
+            gic_v3_hw::clear_apr(true, count);
+            gic_v3_hw::isb();
+        }
+        gic_v3_hw::clear_apr(false, count);
+        gic_v3_hw::isb();
+        gic_v3_hw::write_igrpen1(1);
+        let rs = (cpu_affinity(cpu) & 0xf0) >> 4;
+        if rs != 0 && (!self.has_rss || gic_v3_hw::read_ctlr() & ICC_CTLR_RSS == 0) {
+            pr_crit!(
+                "CPU{} needs range selectors (RSS) for SGIs\n",
+                cpu.as_u32()
+            );
+        }
+    }
+}
+
+/// Whether Group 0 is under the kernel's control (not EL3's) (`gic_has_group0()`): writing the
+/// highest non-zero priority to PMR reads back as 0 when `SCR_EL3.FIQ` shifts it.
+fn has_group0(pribits: u32) -> bool {
+    let old = gic_v3_hw::read_pmr();
+    gic_v3_hw::write_pmr(1 << (8 - pribits));
+    let v = gic_v3_hw::read_pmr();
+    gic_v3_hw::write_pmr(old);
+    v != 0
+}
+
+/// The root interrupt handler (`gic_handle_irq()` without pseudo-NMIs): acknowledge, drop the
+/// priority in EOImode=1, run the flow handler; deactivate an interrupt nobody handled.
+///
+/// Hard IRQ context, interrupts disabled.
+#[inline(always)]
+pub(crate) fn handle_irq<C: CpuInterface, const SPLIT: bool>(
+    cpu: &C,
+    irqs_off: &LocalInterruptDisabled,
+) {
+    handle_one::<C, SPLIT>(cpu, |intid| match ROOT.as_ref() {
+        Some(d) => d.handle_irq(intid as usize, irqs_off),
+        None => Err(ENODEV),
+    });
+}
+
+/// The CPU-interface sequence of one interrupt (`__gic_handle_irq()`), with the flow handler
+/// call `dispatch`: the part KUnit runs against a recording fake.
+#[inline(always)]
+fn handle_one<C: CpuInterface, const SPLIT: bool>(cpu: &C, dispatch: impl FnOnce(u32) -> Result) {
+    let intid = cpu.read_iar1();
+    // 1020..=1023: spurious or special, nothing was acknowledged.
+    if (1020..=1023).contains(&intid) {
+        return;
+    }
+    // EOImode=1: the priority drop, so that other interrupts can be taken while this one is
+    // handled (it stays active until its deactivation).
+    if SPLIT {
+        cpu.write_eoir1(intid);
+    }
+    // The IAR read (and the priority drop) complete before the handler's own system-register
+    // and device accesses: the IAR may report an interrupt signalled after the exception was
+    // taken, whose device state the handler must not read stale.
+    cpu.isb();
+    if dispatch(intid).is_err() {
+        kernel::pr_warn_once!("unexpected interrupt {}\n", intid);
+        deactivate_unhandled::<C, SPLIT>(cpu, intid);
+    }
+}
+
+/// Deactivates an interrupt that no flow handler took (`gic_deactivate_unhandled()`), so that
+/// it is not left active forever.
+#[inline(never)]
+fn deactivate_unhandled<C: CpuInterface, const SPLIT: bool>(cpu: &C, intid: u32) {
+    if SPLIT {
+        // LPIs have no active state.
+        if (intid as usize) < LPI_BASE {
+            cpu.write_dir(intid);
+        }
+    } else {
+        cpu.write_eoir1(intid);
+        cpu.isb();
+    }
+}
+
+/// The chip in EOImode=0 (`gic_chip`): `irq_eoi` drops the priority and deactivates.
+struct GicChip;
+
+/// The chip in EOImode=1 (`gic_eoimode1_chip`): the root handler dropped the priority,
+/// `irq_eoi` deactivates.
+struct GicEoimode1Chip;
+
+/// Chip flags of both chips, as upstream.
+const GIC_CHIP_FLAGS: ChipFlags = ChipFlags::of(ChipFlag::SetTypeMasked)
+    .with(ChipFlag::SkipSetWake)
+    .with(ChipFlag::MaskOnSuspend);
+
+#[vtable]
+impl Chip for GicChip {
+    type Data = Gic;
+    const NAME: &'static CStr = c"GICv3";
+    const FLAGS: ChipFlags = GIC_CHIP_FLAGS;
+
+    fn mask(gic: &Gic, d: &IrqData) {
+        gic.mask(d.hwirq());
+    }
+
+    fn unmask(gic: &Gic, d: &IrqData) {
+        gic.unmask(d.hwirq());
+    }
+
+    /// `gic_eoi_irq()`: `ICC_EOIR1_EL1`, then `isb` so the deactivation is done before the
+    /// flow goes on.
+    fn eoi(_gic: &Gic, d: &IrqData) {
+        let cpu = gic_v3_hw::Sysregs;
+        cpu.write_eoir1(d.hwirq() as u32);
+        cpu.isb();
+    }
+
+    fn set_type(gic: &Gic, d: &LockedIrqData, ty: TriggerType) -> Result {
+        gic.set_type(d.hwirq(), ty)
+    }
+
+    fn set_affinity(
+        gic: &Gic,
+        d: &LockedIrqData,
+        mask: &Cpumask,
+        force: bool,
+    ) -> Result<SetAffinity> {
+        gic.set_affinity(d, mask, force)?;
+        Ok(SetAffinity::Done)
+    }
+
+    fn retrigger(gic: &Gic, d: &IrqData) -> bool {
+        gic.set_state(d.hwirq(), ChipState::Pending, true).is_ok()
+    }
+
+    fn get_irqchip_state(gic: &Gic, d: &IrqData, which: ChipState) -> Result<bool> {
+        gic.get_state(d.hwirq(), which)
+    }
+
+    fn set_irqchip_state(gic: &Gic, d: &IrqData, which: ChipState, val: bool) -> Result {
+        gic.set_state(d.hwirq(), which, val)
+    }
+
+    fn ipi_send_mask(gic: &Gic, d: &IrqData, mask: &Cpumask) {
+        gic.ipi_send_mask(d.hwirq(), mask);
+    }
+}
+
+#[vtable]
+impl Chip for GicEoimode1Chip {
+    type Data = Gic;
+    const NAME: &'static CStr = c"GICv3";
+    const FLAGS: ChipFlags = GIC_CHIP_FLAGS;
+
+    /// `gic_eoimode1_mask_irq()`: a forwarded interrupt is deactivated as well, so that it
+    /// does not stay active with no guest left to deactivate it.
+    fn mask(gic: &Gic, d: &IrqData) {
+        gic.mask(d.hwirq());
+        if d.is_forwarded_to_vcpu() {
+            gic.poke(d.hwirq(), bank::ICACTIVER);
+        }
+    }
+
+    fn unmask(gic: &Gic, d: &IrqData) {
+        gic.unmask(d.hwirq());
+    }
+
+    /// `gic_eoimode1_eoi_irq()`: deactivation (`ICC_DIR_EL1`), except for an LPI (no active
+    /// state) or an interrupt forwarded to a vCPU (the guest deactivates it).
+    fn eoi(_gic: &Gic, d: &IrqData) {
+        let hwirq = d.hwirq();
+        if hwirq >= LPI_BASE || d.is_forwarded_to_vcpu() {
+            return;
+        }
+        gic_v3_hw::Sysregs.write_dir(hwirq as u32);
+    }
+
+    fn set_type(gic: &Gic, d: &LockedIrqData, ty: TriggerType) -> Result {
+        gic.set_type(d.hwirq(), ty)
+    }
+
+    fn set_affinity(
+        gic: &Gic,
+        d: &LockedIrqData,
+        mask: &Cpumask,
+        force: bool,
+    ) -> Result<SetAffinity> {
+        gic.set_affinity(d, mask, force)?;
+        Ok(SetAffinity::Done)
+    }
+
+    fn retrigger(gic: &Gic, d: &IrqData) -> bool {
+        gic.set_state(d.hwirq(), ChipState::Pending, true).is_ok()
+    }
+
+    fn get_irqchip_state(gic: &Gic, d: &IrqData, which: ChipState) -> Result<bool> {
+        gic.get_state(d.hwirq(), which)
+    }
+
+    fn set_irqchip_state(gic: &Gic, d: &IrqData, which: ChipState, val: bool) -> Result {
+        gic.set_state(d.hwirq(), which, val)
+    }
+
+    fn ipi_send_mask(gic: &Gic, d: &IrqData, mask: &Cpumask) {
+        gic.ipi_send_mask(d.hwirq(), mask);
+    }
+}
+
+#[vtable]
+impl DomainOps for Gic {
+    fn translate(&self, fwspec: &FwSpec) -> Result<(usize, TriggerType)> {
+        translate(fwspec.params(), self.nr_lines)
+    }
+
+    /// `gic_irq_domain_alloc()` and `gic_irq_domain_map()`.
+    fn alloc(&self, alloc: &Allocator<'_, Self>, virq: u32, nr: u32, fwspec: &FwSpec) -> Result {
+        let (hwirq, _) = translate(fwspec.params(), self.nr_lines)?;
+        let first = range_of(hwirq).ok_or(EINVAL)?;
+        for i in 0..nr {
+            let hw = hwirq + i as usize;
+            let v = virq + i;
+            let range = range_of(hw).ok_or(EINVAL)?;
+            // A block may not cross from one range into another.
+            if range != first || (range == Range::Lpi && !self.lpis) {
+                return Err(EPERM);
+            }
+            let flow = flow_of(range);
+            if self.split_eoi {
+                alloc.set_info::<GicEoimode1Chip>(v, hw, flow)?;
+            } else {
+                alloc.set_info::<GicChip>(v, hw, flow)?;
+            }
+            if range == Range::Spi {
+                alloc.set_single_target(v)?;
+            }
+            // Software retriggers would break the acknowledge/EOI order.
+            alloc.set_handle_enforce_irqctx(v)?;
+        }
+        Ok(())
+    }
+}
+
+/// Finds the redistributor of every possible CPU: walks each region's redistributors (by the
+/// `redistributor-stride`, else two or, with vLPIs, four frames) up to `GICR_TYPER.Last`,
+/// matching `GICR_TYPER[63:32]` with the CPU's affinity (`gic_iterate_rdists()`,
+/// `__gic_populate_rdist()`).
+fn find_redists(regions: &Regions) -> Result<KVec<Option<Redist>>> {
+    let n = nr_cpu_ids() as usize;
+    let mut table = KVec::with_capacity(n, GFP_KERNEL)?;
+    for _ in 0..n {
+        table.push(None, GFP_KERNEL)?;
+    }
+    let mut ppi_ext = false;
+    for (idx, region) in regions.redist.iter().enumerate() {
+        let first = region.redist(0)?;
+        let arch = first.rd.relaxed().read(GIC_PIDR2).arch().get();
+        if arch != 3 && arch != 4 {
+            pr_warn!("no redistributor in region {}\n", idx);
+            continue;
+        }
+        let mut offset = 0usize;
+        while offset < region.size() {
+            let r = region.redist(offset)?;
+            let typer = read_gicr_typer(r.rd)?;
+            ppi_ext |= typer.ppi_num().get() != 0;
+            let aff = typer.affinity().get() as u32;
+            for cpu in (0..nr_cpu_ids()).filter_map(CpuId::from_u32) {
+                if redist_affinity(cpu_affinity(cpu)) == aff {
+                    if let Some(slot) = table.get_mut(cpu.as_u32() as usize) {
+                        *slot = Some(r);
+                    }
+                }
+            }
+            if typer.last() {
+                break;
+            }
+            let step = if regions.stride != 0 {
+                usize::try_from(regions.stride).map_err(|_| EINVAL)?
+            } else if typer.vlpis() {
+                4 * gic_v3_hw::FRAME
+            } else {
+                2 * gic_v3_hw::FRAME
+            };
+            offset = offset.checked_add(step).ok_or(EINVAL)?;
+        }
+    }
+    if ppi_ext {
+        pr_info!("extended PPIs present, not used\n");
+    }
+    Ok(table)
+}
+
+/// The probe: everything `gic_init_bases()` does for a device-tree GICv3, up to the ITS, which
+/// the shim starts with what this returns.
+///
+/// # Safety
+///
+/// Called once, by `rust_gicv3_of_init()`: `fwnode` is the GIC's device-tree node, never freed.
+unsafe fn probe(fwnode: *mut bindings::fwnode_handle, regions: Regions) -> Result<gic_v3_hw::Probed> {
+    let split_eoi = gic_v3_hw::hyp_mode_available();
+    if split_eoi {
+        pr_info!("using split EOI/Deactivate mode\n");
+    }
+    let dist = regions.dist;
+    let d = dist.io.relaxed();
+    let arch = d.read(GIC_PIDR2).arch().get();
+    if arch != 3 && arch != 4 {
+        pr_err!("no distributor detected, giving up\n");
+        return Err(ENODEV);
+    }
+    let typer = d.read(GICD_TYPER);
+    if typer.espi() {
+        pr_err!("extended SPIs not supported; boot with irqchip.gicv3=c\n");
+        return Err(ENODEV);
+    }
+    let nr_lines = core::cmp::min(32 * (typer.it_lines().get() as usize + 1), SPI_END);
+    let id_bits = typer.id_bits().get() + 1;
+    let typer2 = d.read(GICD_TYPER2);
+    let lpis = typer.lpis() && cfg!(CONFIG_ARM_GIC_V3_ITS);
+    pr_info!("{} SPIs implemented\n", nr_lines - SPI_BASE);
+
+    if !gic_v3_hw::enable_sre() {
+        pr_err!("unable to set SRE (disabled at EL2), panic ahead\n");
+    }
+    // Priorities (`gic_prio_init()`): with Group 0 under our control and security enabled, the
+    // distributor sees the non-secure view: program the value shifted into it.
+    let pribits = ((gic_v3_hw::read_ctlr() >> ICC_CTLR_PRI_BITS_SHIFT) & 7) as u32 + 1;
+    let group0 = has_group0(pribits);
+    let ds = d.read(GICD_CTLR).ds();
+    let prio = if group0 && !ds {
+        (PRIO_IRQ >> 1) | 0x80
+    } else {
+        PRIO_IRQ
+    };
+    pr_info!(
+        "GICD_CTLR.DS={}, SCR_EL3.FIQ={}\n",
+        u32::from(ds),
+        u32::from(!group0)
+    );
+
+    let redists = find_redists(&regions)?;
+    let boot = CpuId::current();
+    let gic = Gic {
+        dist,
+        redists,
+        split_eoi,
+        nr_lines,
+        lpis,
+        prio,
+        has_rss: typer.rss(),
+    };
+    for (cpu, r) in gic.redists.iter().enumerate() {
+        if let (Some(r), Some(cpu)) = (r, CpuId::from_u32(cpu as u32)) {
+            r.publish(cpu);
+        }
+    }
+
+    dist_init(&gic, typer2.nassgicap(), boot)?;
+    gic.cpu_init(boot)?;
+
+    let hwirq_max = core::cmp::max(1usize << id_bits, SPI_END);
+    // SAFETY: `fwnode` is the GIC's node, never freed; this is the only wired domain on it
+    // (the function's safety requirements).
+    let Gic {
+        dist,
+        redists,
+        split_eoi,
+        nr_lines,
+        lpis,
+        prio,
+        has_rss,
+    } = gic;
+    let data = try_init!(Gic {
+        dist,
+        redists,
+        split_eoi,
+        nr_lines,
+        lpis,
+        prio,
+        has_rss,
+    }? Error);
+    let domain = unsafe { Domain::new_root(fwnode, hwirq_max, data)? };
+    if !ROOT.populate(domain) {
+        return Err(EBUSY);
+    }
+    // The 8 non-secure SGIs the kernel uses as IPIs.
+    let ipi_base = domain.alloc_static_irqs(&[0], 8)?;
+    Ok(gic_v3_hw::Probed {
+        domain: domain.as_raw(),
+        ipi_base,
+        lpis,
+        split_eoi,
+        prio,
+        gicd_typer: typer.into_raw(),
+        gicd_typer2: typer2.into_raw(),
+    })
+}
+
+/// `gic_dist_init()`: disable, SPIs Group 1, level, at the driver's priority, inactive and
+/// disabled; enable with affinity routing; route every SPI to the boot CPU.
+fn dist_init(gic: &Gic, nassgicap: bool, boot: CpuId) -> Result {
+    let dist = gic.dist.io;
+    let d = dist.relaxed();
+    d.write((), GICD_CTLR::zeroed());
+    dist_wait_for_rwp(dist);
+    for i in (SPI_BASE..gic.nr_lines).step_by(32) {
+        d.try_write32(!0, bank::IGROUPR + i / 8)?;
+    }
+    // `gic_dist_config()`: level-triggered, priority, deactivated and disabled.
+    for i in (SPI_BASE..gic.nr_lines).step_by(16) {
+        d.try_write32(0, bank::ICFGR + i / 4)?;
+    }
+    let prio = u32::from_ne_bytes([gic.prio; 4]);
+    for i in (SPI_BASE..gic.nr_lines).step_by(4) {
+        d.try_write32(prio, bank::IPRIORITYR + i)?;
+    }
+    for i in (SPI_BASE..gic.nr_lines).step_by(32) {
+        d.try_write32(!0, bank::ICACTIVER + i / 8)?;
+        d.try_write32(!0, bank::ICENABLER + i / 8)?;
+    }
+    let mut ctlr = GICD_CTLR::zeroed()
+        .with_are_ns(true)
+        .with_enable_g1a(true)
+        .with_enable_g1(true);
+    if nassgicap {
+        pr_info!("Enabling SGIs without active state\n");
+        ctlr = ctlr.with_nassgireq(true);
+    }
+    d.write((), ctlr);
+    dist_wait_for_rwp(dist);
+    let aff = cpu_affinity(boot);
+    for i in SPI_BASE..gic.nr_lines {
+        write_irouter(dist, i, aff)?;
+    }
+    Ok(())
+}
+
+/// The hotplug STARTING callback of `cpu` (`gic_starting_cpu()`), on that CPU with interrupts
+/// disabled; the shim then calls `its_cpu_init()`.
+fn starting_cpu(cpu: CpuId) -> Result {
+    let gic = ROOT.as_ref().ok_or(ENODEV)?.data();
+    if !gic_v3_hw::enable_sre() {
+        pr_err!("unable to set SRE (disabled at EL2), panic ahead\n");
+    }
+    gic.cpu_init(cpu)
+}
+
+/// Whether `cpu` has a redistributor (`gic_check_rdist()`).
+fn has_redist(cpu: CpuId) -> bool {
+    ROOT.as_ref()
+        .and_then(|d| d.data().redists.get(cpu.as_u32() as usize))
+        .is_some_and(|r| r.is_some())
+}
+
+#[cfg(CONFIG_ARM_GIC_V3_RUST_KUNIT_TEST)]
+#[kunit_tests(rust_gicv3)]
+mod tests {
+    use super::*;
+    use kernel::cpumask::CpumaskVar;
+    use core::cell::{
+        Cell,
+        RefCell, //
+    };
+
+    /// A CPU-interface access, as the fake records it.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    enum Op {
+        Iar(u32),
+        Eoir(u32),
+        Dir(u32),
+        Isb,
+        Handle(u32),
+    }
+
+    /// A recording fake of the CPU interface: IAR returns `intid`.
+    struct Fake {
+        intid: u32,
+        ops: RefCell<KVec<Op>>,
+        handled: Cell<bool>,
+    }
+
+    impl Fake {
+        fn new(intid: u32) -> Self {
+            Self {
+                intid,
+                ops: RefCell::new(KVec::new()),
+                handled: Cell::new(true),
+            }
+        }
+
+        fn record(&self, op: Op) {
+            let _ = self.ops.borrow_mut().push(op, GFP_KERNEL);
+        }
+
+        /// Runs the root handler's sequence; the flow handler "handles" iff `handled`.
+        fn run<const SPLIT: bool>(&self) -> KVec<Op> {
+            handle_one::<Self, SPLIT>(self, |intid| {
+                self.record(Op::Handle(intid));
+                if self.handled.get() {
+                    Ok(())
+                } else {
+                    Err(EINVAL)
+                }
+            });
+            core::mem::take(&mut *self.ops.borrow_mut())
+        }
+    }
+
+    impl CpuInterface for Fake {
+        fn read_iar1(&self) -> u32 {
+            self.record(Op::Iar(self.intid));
+            self.intid
+        }
+        fn write_eoir1(&self, intid: u32) {
+            self.record(Op::Eoir(intid));
+        }
+        fn write_dir(&self, intid: u32) {
+            self.record(Op::Dir(intid));
+        }
+        fn isb(&self) {
+            self.record(Op::Isb);
+        }
+    }
+
+    #[test]
+    fn eoimode1_drops_priority_before_the_handler() {
+        let f = Fake::new(27);
+        let ops = f.run::<true>();
+        assert_eq!(&ops[..], &[Op::Iar(27), Op::Eoir(27), Op::Isb, Op::Handle(27)]);
+    }
+
+    #[test]
+    fn eoimode0_leaves_the_eoi_to_the_flow() {
+        let f = Fake::new(40);
+        let ops = f.run::<false>();
+        assert_eq!(&ops[..], &[Op::Iar(40), Op::Isb, Op::Handle(40)]);
+    }
+
+    #[test]
+    fn spurious_ids_are_ignored() {
+        for id in 1020..=1023 {
+            let f = Fake::new(id);
+            assert_eq!(&f.run::<true>()[..], &[Op::Iar(id)]);
+            assert_eq!(&f.run::<false>()[..], &[Op::Iar(id)]);
+        }
+    }
+
+    #[test]
+    fn unhandled_interrupts_are_deactivated_not_lost() {
+        let f = Fake::new(45);
+        f.handled.set(false);
+        let ops = f.run::<true>();
+        assert_eq!(
+            &ops[..],
+            &[Op::Iar(45), Op::Eoir(45), Op::Isb, Op::Handle(45), Op::Dir(45)]
+        );
+        let ops = f.run::<false>();
+        assert_eq!(
+            &ops[..],
+            &[Op::Iar(45), Op::Isb, Op::Handle(45), Op::Eoir(45), Op::Isb]
+        );
+        // An unhandled LPI in EOImode=1: the priority drop was all it needed.
+        let f = Fake::new(8192);
+        f.handled.set(false);
+        let ops = f.run::<true>();
+        assert_eq!(
+            &ops[..],
+            &[Op::Iar(8192), Op::Eoir(8192), Op::Isb, Op::Handle(8192)]
+        );
+    }
+
+    #[test]
+    fn translate_valid_specifiers() -> Result {
+        assert_eq!(translate(&[0], 288)?, (0, TriggerType::EdgeRising));
+        assert_eq!(translate(&[15], 288)?, (15, TriggerType::EdgeRising));
+        assert_eq!(translate(&[1, 14, 4], 288)?, (30, TriggerType::LevelHigh));
+        assert_eq!(translate(&[1, 0, 8], 288)?, (16, TriggerType::LevelLow));
+        assert_eq!(translate(&[0, 1, 4], 288)?, (33, TriggerType::LevelHigh));
+        assert_eq!(translate(&[0, 255, 1], 288)?, (287, TriggerType::EdgeRising));
+        assert_eq!(translate(&[0, 7, 4, 0], 288)?, (39, TriggerType::LevelHigh));
+        assert_eq!(
+            translate(&[GIC_IRQ_TYPE_LPI, 8192, 1], 288)?,
+            (8192, TriggerType::EdgeRising)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn translate_refuses_bad_specifiers() {
+        let bad: [&[u32]; 14] = [
+            &[],
+            &[16],
+            &[0, 1],
+            &[0, 256, 4],
+            &[0, 987, 4],
+            &[1, 16, 4],
+            &[2, 0, 4],
+            &[3, 0, 4],
+            &[7, 0, 4],
+            &[0, 1, 0],
+            &[0, 1, 4, 5],
+            &[GIC_IRQ_TYPE_LPI, 8191, 1],
+            &[0, 1, 4, 0, 0],
+            &[u32::MAX, u32::MAX, u32::MAX],
+        ];
+        for b in bad {
+            assert_eq!(translate(b, 288), Err(EINVAL));
+        }
+    }
+
+    #[test]
+    fn flows_and_ranges() {
+        assert_eq!(range_of(0), Some(Range::Sgi));
+        assert_eq!(range_of(15), Some(Range::Sgi));
+        assert_eq!(range_of(16), Some(Range::Ppi));
+        assert_eq!(range_of(31), Some(Range::Ppi));
+        assert_eq!(range_of(32), Some(Range::Spi));
+        assert_eq!(range_of(1019), Some(Range::Spi));
+        assert_eq!(range_of(1020), None);
+        assert_eq!(range_of(8191), None);
+        assert_eq!(range_of(8192), Some(Range::Lpi));
+        assert!(flow_of(Range::Sgi) == FlowHandler::PercpuDevid);
+        assert!(flow_of(Range::Ppi) == FlowHandler::PercpuDevid);
+        assert!(flow_of(Range::Spi) == FlowHandler::FastEoi);
+        assert!(flow_of(Range::Lpi) == FlowHandler::FastEoi);
+        // Both chips can run both flows.
+        assert!(FlowHandler::FastEoi.check::<GicChip>().is_ok());
+        assert!(FlowHandler::PercpuDevid.check::<GicChip>().is_ok());
+        assert!(FlowHandler::FastEoi.check::<GicEoimode1Chip>().is_ok());
+        assert!(FlowHandler::PercpuDevid.check::<GicEoimode1Chip>().is_ok());
+    }
+
+    #[test]
+    fn sgi_target_list_encoding() {
+        // CPU 1 of cluster 0: target list bit 1, SGI 3.
+        assert_eq!(sgi1r(0, 1 << 1, 3), 3 << 24 | 2);
+        // Aff3.Aff2.Aff1 = 1.2.3, range selector 1 (Aff0 16..31).
+        let cluster = 1u64 << 32 | 2 << 16 | 3 << 8 | 0x10;
+        assert_eq!(sgi1r(cluster, 1, 0), 1 << 48 | 1 << 44 | 2 << 32 | 3 << 16 | 1);
+        assert_eq!(redist_affinity(1u64 << 32 | 2 << 16 | 3 << 8 | 4), 0x0102_0304);
+    }
+
+    #[test]
+    fn affinity_to_an_offline_cpu_is_refused() -> Result {
+        let (Some(cpu0), Some(cpu1)) = (CpuId::from_u32(0), CpuId::from_u32(1)) else {
+            // One CPU: nothing can be offline.
+            return Ok(());
+        };
+        let mut online = CpumaskVar::new_zero(GFP_KERNEL)?;
+        online.set(cpu0);
+        let mut mask = CpumaskVar::new_zero(GFP_KERNEL)?;
+        mask.set(cpu1);
+        // CPU1 "offline": refused, unless forced.
+        assert_eq!(select_target(&mask, &online, false), Err(EINVAL));
+        assert_eq!(select_target(&mask, &online, true)?, cpu1);
+        // An online CPU in the mask is taken.
+        mask.set(cpu0);
+        assert_eq!(select_target(&mask, &online, false)?, cpu0);
+        // An empty mask: nothing, even forced.
+        let empty = CpumaskVar::new_zero(GFP_KERNEL)?;
+        assert_eq!(select_target(&empty, &online, true), Err(EINVAL));
+        Ok(())
+    }
+}
