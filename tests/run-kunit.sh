@@ -4,9 +4,9 @@
 # (oops, BUG, WARNING, lockdep, KASAN, UBSAN). Exits non-zero on any failed, crashed, skipped or
 # missing suite and on any splat.
 #
-# Each kernel boots once per entry of KUNIT_BOOTS (default: "default threadirqs"): "default" is
-# the plain command line, any other entry is added to it (threadirqs forces every handler into
-# a thread, as PREEMPT_RT does).
+# Each kernel boots once per entry of KUNIT_BOOTS (default: "default threadirqs", and on arm64
+# also "irqchip.gicv3=c", the C GICv3 driver): "default" is the plain command line, any other
+# entry is added to it (threadirqs forces every handler into a thread, as PREEMPT_RT does).
 #
 # Usage: tests/run-kunit.sh TARGET... (an ARCH, or ARCH-VARIANT built in build/out/ARCH-VARIANT;
 # the suites are tests/kunit/TARGET.suites, else tests/kunit/ARCH.suites)
@@ -22,7 +22,11 @@ for target in "$@"; do
 	arch=${target%%-*}
 	suites=$top/tests/kunit/$target.suites
 	[ -f "$suites" ] || suites=$top/tests/kunit/$arch.suites
-	for boot in ${KUNIT_BOOTS:-default threadirqs}; do
+	boots=${KUNIT_BOOTS:-default threadirqs}
+	# arm64 carries two GICv3 drivers (irqchip.gicv3=rust, the default, and c): the suites run
+	# on the C one as well.
+	[ -n "${KUNIT_BOOTS:-}" ] || [ "$arch" != arm64 ] || boots="$boots irqchip.gicv3=c"
+	for boot in $boots; do
 		echo "== kunit $target ($boot)"
 		args=()
 		[ "$boot" = default ] || args=(--kernel_args="$boot")

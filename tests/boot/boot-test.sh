@@ -16,7 +16,8 @@
 # injected through debugfs and counted on the target CPU only, effective_affinity following; the
 # pl061 GPIO's chained handler: QEMU's power key (GPIO 3) pressed from the host over QMP
 # (tests/boot/qmp-powerkey.py, system_powerdown) when the guest asks, its GPIO interrupt counted;
-# and no kernel splat. tests/boot/init runs the guest side, tests/boot/check-boot.py checks.
+# a short round of the GICv3 benchmark sample (samples/rust/rust_gic_bench.rs: SGIs to self,
+# a spare SPI injected 100 times, each counted); and no kernel splat. tests/boot/init runs the guest side, tests/boot/check-boot.py checks.
 #
 # Logs: build/out/TARGET/boot.log (x86_64 posted_msi=rust; arm64 irqchip.gicv3=rust with the ITS),
 # boot-c.log (posted_msi=c; irqchip.gicv3=c), and on arm64 boot-itsoff.log and boot-c-itsoff.log;
@@ -62,7 +63,9 @@ for target in "$@"; do
 			;;
 		arm64)
 			label="$target irqchip.gicv3=$impl"
-			append="$append irqchip.gicv3=$impl"
+			# A short round of the GICv3 benchmark sample: SGIs to self and injected SPIs,
+			# every SPI counted by its handler.
+			append="$append irqchip.gicv3=$impl rust_gic_bench.run=1 rust_gic_bench.iters=50 rust_gic_bench.reps=2"
 			if [ "$variant" = itsoff ]; then
 				machine=arm64-itsoff
 				label="$label its=off"

@@ -166,6 +166,12 @@ def main():
         check(f"split EOI/Deactivate mode ({split[impl]!r})",
               split[impl] in log and split[other] not in log)
         check("GICv3", ("GICv3 (Rust):" if impl == "rust" else "GICv3:") in log)
+        # The GICv3 benchmark sample's short round: SGIs to self and injected SPIs.
+        m = re.search(r"rust_gic_bench: sgi ns=(-?\d+) spi ns=(-?\d+)", log)
+        check("GICv3 bench sample: SGI and SPI costs reported", bool(m),
+              f"sgi {m.group(1)} ns, spi {m.group(2)} ns" if m else "no line")
+        check("GICv3 bench sample: every injected SPI handled once",
+              "rust_gic_bench: done: nothing lost or duplicated" in log)
 
         ncpu = max(len(v[2]) for v in b.values())
 

@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0
+
+#include <linux/smp.h>
+#include <trace/events/ipi.h>
+
+__rust_helper void rust_helper_smp_send_reschedule(int cpu)
+{
+	smp_send_reschedule(cpu);
+}
