@@ -49,7 +49,7 @@ help:
 	@echo "make test       KUnit in QEMU plus boot tests, both architectures ([ARCH=...])"
 	@echo "make kunit      KUnit only;  make boot: boot tests only"
 	@echo "make run        boot into a busybox shell ([ARCH=arm64])"
-	@echo "make bench      posted-MSI benchmarks, Rust vs C, under QEMU -icount"
+	@echo "make bench      posted-MSI and GICv3 benchmarks, Rust vs C, under QEMU -icount"
 	@echo "make kasan      the x86_64 tests on a KASAN kernel"
 	@echo "make soak       the posted-MSI soak: 1,000,000 MSIs, 10 CPU hotplug cycles, x86_64"
 	@echo "make clippy | fmt | fmtcheck | doc | series | checkpatch | clean | distclean"
@@ -88,11 +88,15 @@ test: build
 	 echo "== make test: kunit rc=$$k boot rc=$$b"; \
 	 test $$k -eq 0 -a $$b -eq 0
 
-# Posted-MSI benchmarks, Rust vs C: boots of one kernel with posted_msi=rust|c. The bench kernel
-# is the x86_64 test kernel without the debug options (build/out/x86_64-bench).
-bench: ARCHES := x86_64-bench
+# Benchmarks, Rust vs C, each a set of boots of one kernel: posted MSIs (posted_msi=rust|c, x86_64)
+# and the GICv3 driver (irqchip.gicv3=rust|c, arm64). The bench kernels are the test kernels
+# without the debug options (build/out/ARCH-bench). `make bench ARCH=x86_64|arm64` runs one.
+bench: ARCHES := $(if $(ARCH),$(ARCH)-bench,x86_64-bench arm64-bench)
 bench: build
-	@BENCH_TARGET=x86_64-bench bash tests/bench/posted-msi.sh
+	@rc=0; for t in $(ARCHES); do case $$t in \
+		x86_64-bench) BENCH_TARGET=$$t bash tests/bench/posted-msi.sh || rc=1;; \
+		arm64-bench) BENCH_GIC_TARGET=$$t bash tests/bench/gic.sh || rc=1;; \
+	esac; done; exit $$rc
 
 # The x86_64 test kernel with KASAN as well (build/out/x86_64-kasan): KUnit, plain and with
 # threadirqs, and the boot test. Not part of `make test` (see the README's time budget).

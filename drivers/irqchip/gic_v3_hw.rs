@@ -16,7 +16,13 @@
 //! [`arch/arm64/include/asm/sysreg.h`](srctree/arch/arm64/include/asm/sysreg.h),
 //! [`drivers/irqchip/irq-gic-v3-select.c`](srctree/drivers/irqchip/irq-gic-v3-select.c).
 
-use core::arch::asm;
+use core::{
+    arch::asm,
+    sync::atomic::{
+        AtomicPtr,
+        Ordering::Relaxed, //
+    },
+};
 
 use kernel::{
     bindings,
@@ -27,7 +33,6 @@ use kernel::{
         c_uint,
         c_void, //
     },
-    interrupt::LocalInterruptDisabled,
     io::{
         Mmio,
         MmioRaw,
@@ -397,7 +402,18 @@ pub(crate) struct ProbeOut {
     /// `GICD_TYPER` and `GICD_TYPER2` (for the ITS's `struct rdists`).
     gicd_typer: u32,
     gicd_typer2: u32,
+    /// Every redistributor has direct LPI support (`rdists.has_direct_lpi`).
+    direct_lpi: bool,
+    /// Set, also on failure, once the GIC is programmed: the mappings must stay.
+    retained: bool,
 }
+
+// The shim's `struct gic_v3_rust_probe` and `struct gic_v3_rust_region` have these layouts
+// (asserted there too).
+const _: () = assert!(core::mem::size_of::<ProbeOut>() == 32);
+const _: () = assert!(core::mem::offset_of!(ProbeOut, gicd_typer2) == 20);
+const _: () = assert!(core::mem::offset_of!(ProbeOut, retained) == 25);
+const _: () = assert!(core::mem::size_of::<RawRegion>() == 24);
 
 /// The result of a successful probe.
 pub(crate) struct Probed {
@@ -408,6 +424,7 @@ pub(crate) struct Probed {
     pub(crate) prio: u8,
     pub(crate) gicd_typer: u32,
     pub(crate) gicd_typer2: u32,
+    pub(crate) direct_lpi: bool,
 }
 
 /// Probes the GICv3 of a device-tree node: called by the shim's `IRQCHIP_DECLARE` init function
@@ -435,24 +452,38 @@ unsafe extern "C" fn rust_gicv3_of_init(
         Ok(r) => r,
         Err(e) => return e.to_errno(),
     };
+    let mut retained = false;
     // SAFETY: `fwnode` is the GIC's device-tree node, never freed (the function's safety
-    // requirements); the probe runs once, so one wired domain is created on it.
-    match unsafe { super::probe(fwnode, regions) } {
-        Ok(p) => {
-            // SAFETY: `out` is valid for writes (the function's safety requirements).
-            unsafe {
-                out.write(ProbeOut {
-                    domain: p.domain,
-                    ipi_base: p.ipi_base as c_int,
-                    lpis: p.lpis,
-                    split_eoi: p.split_eoi,
-                    prio: p.prio,
-                    gicd_typer: p.gicd_typer,
-                    gicd_typer2: p.gicd_typer2,
-                })
-            };
-            0
-        }
+    // requirements); the probe refuses a second domain.
+    let r = unsafe { super::probe(fwnode, regions, &mut retained) };
+    let out_val = match &r {
+        Ok(p) => ProbeOut {
+            domain: p.domain,
+            ipi_base: p.ipi_base as c_int,
+            lpis: p.lpis,
+            split_eoi: p.split_eoi,
+            prio: p.prio,
+            gicd_typer: p.gicd_typer,
+            gicd_typer2: p.gicd_typer2,
+            direct_lpi: p.direct_lpi,
+            retained,
+        },
+        Err(_) => ProbeOut {
+            domain: core::ptr::null_mut(),
+            ipi_base: 0,
+            lpis: false,
+            split_eoi: false,
+            prio: 0,
+            gicd_typer: 0,
+            gicd_typer2: 0,
+            direct_lpi: false,
+            retained,
+        },
+    };
+    // SAFETY: `out` is valid for writes (the function's safety requirements).
+    unsafe { out.write(out_val) };
+    match r {
+        Ok(_) => 0,
         Err(e) => e.to_errno(),
     }
 }
@@ -496,9 +527,30 @@ unsafe fn build_regions(
     })
 }
 
+/// The root domain's `irq_domain`, for the root handler: set by [`set_root`] before the shim
+/// installs the handler (on the boot CPU, secondaries start later), never changed after.
+static ROOT_DOMAIN: AtomicPtr<bindings::irq_domain> = AtomicPtr::new(core::ptr::null_mut());
+
+/// Publishes the root domain to the root handler.
+pub(crate) fn set_root(domain: &'static kernel::irq::Domain<'static, super::Gic>) {
+    ROOT_DOMAIN.store(domain.as_raw(), Relaxed);
+}
+
+/// Runs the flow handler of `intid` in the root domain (`generic_handle_domain_irq()`):
+/// whether it was mapped and handled.
+#[inline(always)]
+fn dispatch(intid: u32) -> bool {
+    let d = ROOT_DOMAIN.load(Relaxed);
+    // SAFETY: A non-null `d` is the root domain, which lives for the kernel's lifetime
+    // (`Domain::new_root`); this runs in the root handler, interrupts disabled, so the
+    // descriptor found under RCU stays valid while its flow handler runs.
+    !d.is_null() && unsafe { bindings::generic_handle_domain_irq(d, intid as usize) } == 0
+}
+
 /// The root interrupt handler, installed with `set_handle_irq()` by the shim when the GIC runs
 /// in EOImode=1 (split priority drop and deactivation). In `.irqentry.text`, as
-/// `__exception_irq_entry` places C's `gic_handle_irq()`.
+/// `__exception_irq_entry` places C's `gic_handle_irq()`; its type is `handle_arch_irq`'s
+/// (`void (*)(struct pt_regs *)`), which kCFI checks.
 ///
 /// # Safety
 ///
@@ -506,11 +558,8 @@ unsafe fn build_regions(
 /// interrupts disabled, after `irq_enter()`.
 #[no_mangle]
 #[link_section = ".irqentry.text"]
-unsafe extern "C" fn gic_v3_rust_handle_irq(_regs: *mut c_void) {
-    // SAFETY: The entry code calls this with interrupts disabled (the function's safety
-    // requirements).
-    let irqs_off = unsafe { LocalInterruptDisabled::assume_disabled() };
-    super::handle_irq::<_, true>(&Sysregs, irqs_off);
+unsafe extern "C" fn gic_v3_rust_handle_irq(_regs: *mut bindings::pt_regs) {
+    super::handle_one::<_, true>(&Sysregs, dispatch);
 }
 
 /// The root interrupt handler for EOImode=0 (a kernel entered at EL1).
@@ -520,10 +569,45 @@ unsafe extern "C" fn gic_v3_rust_handle_irq(_regs: *mut c_void) {
 /// As [`gic_v3_rust_handle_irq`].
 #[no_mangle]
 #[link_section = ".irqentry.text"]
-unsafe extern "C" fn gic_v3_rust_handle_irq_eoimode0(_regs: *mut c_void) {
-    // SAFETY: As in `gic_v3_rust_handle_irq`.
-    let irqs_off = unsafe { LocalInterruptDisabled::assume_disabled() };
-    super::handle_irq::<_, false>(&Sysregs, irqs_off);
+unsafe extern "C" fn gic_v3_rust_handle_irq_eoimode0(_regs: *mut bindings::pt_regs) {
+    super::handle_one::<_, false>(&Sysregs, dispatch);
+}
+
+/// The CPU PM notifier's body (the shim's `cpu_pm` notifier): `exit` is `CPU_PM_EXIT` or
+/// `CPU_PM_ENTER_FAILED`, else `CPU_PM_ENTER`.
+///
+/// # Safety
+///
+/// Called by the shim's notifier on the CPU changing state, interrupts disabled.
+#[no_mangle]
+unsafe extern "C" fn rust_gicv3_cpu_pm(exit: bool) {
+    super::cpu_pm(CpuId::current(), exit);
+}
+
+/// The CPUs of `mask`, in order (`for_each_cpu()`).
+pub(crate) fn cpus_in(mask: &Cpumask) -> impl Iterator<Item = CpuId> + '_ {
+    let nbits = kernel::cpu::nr_cpu_ids() as usize;
+    let mut next = 0usize;
+    core::iter::from_fn(move || {
+        if next >= nbits {
+            return None;
+        }
+        // SAFETY: `mask` is a valid cpumask of at least `nr_cpu_ids` bits; `_find_next_bit()`
+        // reads `nbits` bits from it.
+        let cpu = unsafe {
+            bindings::_find_next_bit(
+                (*mask.as_raw()).bits.as_ptr(),
+                nbits as _,
+                next as _,
+            )
+        } as usize;
+        if cpu >= nbits {
+            next = nbits;
+            return None;
+        }
+        next = cpu + 1;
+        CpuId::from_u32(cpu as u32)
+    })
 }
 
 /// The CPU hotplug STARTING callback (`CPUHP_AP_IRQ_GIC_STARTING`), run by the shim's

@@ -11,21 +11,31 @@
  * For the Rust driver this file does what Rust code outside the init
  * sections cannot, or what C data structures need: it maps the distributor
  * and redistributor regions, installs the Rust root handler with
- * set_handle_irq(), registers the CPU hotplug callbacks, hands the IPIs to the
- * arm64 SMP code (set_smp_ipi_range()), and starts the C ITS driver on top of
- * the Rust domain with the redistributor table (struct rdists) it needs.
+ * set_handle_irq(), registers the CPU hotplug and CPU PM callbacks, hands the
+ * IPIs to the arm64 SMP code (set_smp_ipi_range()), starts the C ITS driver on
+ * top of the Rust domain with the redistributor table (struct rdists) it needs
+ * (or GICv2m frames without LPIs), and gives KVM the GIC's description.
+ *
+ * A GIC the Rust driver does not support gets the C driver: one that needs an
+ * erratum workaround of irq-gic-v3.c's gic_quirks[], pseudo-NMIs, and what the
+ * Rust probe refuses before touching the hardware (EOPNOTSUPP: extended SPIs,
+ * message-based SPIs, GICv4 vLPIs).
  */
 
 #define pr_fmt(fmt) "GICv3: " fmt
 
+#include <linux/cpu_pm.h>
 #include <linux/cpuhotplug.h>
 #include <linux/init.h>
 #include <linux/io.h>
 #include <linux/irqchip.h>
+#include <linux/irqchip/arm-gic-common.h>
 #include <linux/irqchip/arm-gic-v3.h>
+#include <linux/irqchip/arm-vgic-info.h>
 #include <linux/irqdomain.h>
 #include <linux/of.h>
 #include <linux/of_address.h>
+#include <linux/of_irq.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -33,6 +43,8 @@
 #include <asm/cpufeature.h>
 #include <asm/smp.h>
 #include <asm/virt.h>
+
+#include "irq-gic-common.h"
 
 /* One redistributor region, as the Rust probe takes it. */
 struct gic_v3_rust_region {
@@ -50,7 +62,15 @@ struct gic_v3_rust_probe {
 	u8 prio;
 	u32 gicd_typer;
 	u32 gicd_typer2;
+	bool direct_lpi;
+	bool retained;
 };
+
+/* The Rust side asserts the same layouts. */
+static_assert(sizeof(struct gic_v3_rust_probe) == 32);
+static_assert(offsetof(struct gic_v3_rust_probe, gicd_typer2) == 20);
+static_assert(offsetof(struct gic_v3_rust_probe, retained) == 25);
+static_assert(sizeof(struct gic_v3_rust_region) == 24);
 
 /* Rust: drivers/irqchip/gic_v3_hw.rs. */
 int rust_gicv3_of_init(struct fwnode_handle *fwnode, void __iomem *dist,
@@ -59,6 +79,7 @@ int rust_gicv3_of_init(struct fwnode_handle *fwnode, void __iomem *dist,
 		       u64 stride, struct gic_v3_rust_probe *out);
 int rust_gicv3_starting_cpu(unsigned int cpu);
 int rust_gicv3_check_cpu(unsigned int cpu);
+void rust_gicv3_cpu_pm(bool exit);
 void gic_v3_rust_handle_irq(struct pt_regs *regs);
 void gic_v3_rust_handle_irq_eoimode0(struct pt_regs *regs);
 
@@ -102,111 +123,179 @@ bool gic_v3_rust_hyp_mode_available(void)
 
 static int gic_v3_rust_starting_cpu(unsigned int cpu)
 {
-	rust_gicv3_starting_cpu(cpu);
+	/*
+	 * STARTING callbacks must not fail: the PREPARE check refused CPUs without a
+	 * redistributor; without its redistributor set up, the ITS part is skipped.
+	 */
+	if (rust_gicv3_starting_cpu(cpu))
+		return 0;
 	if (gic_v3_rust_lpis)
 		its_cpu_init();
 	return 0;
 }
 
+static int gic_v3_rust_cpu_pm_notifier(struct notifier_block *self, unsigned long cmd, void *v)
+{
+	if (cmd == CPU_PM_EXIT || cmd == CPU_PM_ENTER_FAILED)
+		rust_gicv3_cpu_pm(true);
+	else if (cmd == CPU_PM_ENTER)
+		rust_gicv3_cpu_pm(false);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block gic_v3_rust_cpu_pm_notifier_block = {
+	.notifier_call = gic_v3_rust_cpu_pm_notifier,
+};
+
+/* As gic_of_setup_kvm_info() (EOImode=1 only): the maintenance interrupt and GICV. */
+static void __init gic_v3_rust_setup_kvm_info(struct device_node *node, u32 nr_redist_regions)
+{
+	static struct gic_kvm_info info __initdata;
+	struct resource r;
+
+	info.type = GIC_V3;
+	info.maint_irq = irq_of_parse_and_map(node, 0);
+	if (!info.maint_irq)
+		return;
+	/* Skip GICD, GICR, then GICC and GICH. */
+	if (!of_address_to_resource(node, nr_redist_regions + 3, &r))
+		info.vcpu = r;
+	vgic_set_kvm_info(&info);
+}
+
 static void __iomem *__init gic_v3_rust_iomap(struct device_node *node, int idx,
 					     const char *name, struct resource *res)
 {
-	void __iomem *base;
-
 	if (of_address_to_resource(node, idx, res))
 		return NULL;
 	if (!request_mem_region(res->start, resource_size(res), name))
 		pr_warn_once(FW_BUG "%s region %pa has overlapping address\n",
 			     name, &res->start);
-	base = of_iomap(node, idx);
-	return base;
+	return of_iomap(node, idx);
 }
 
+static void __init gic_v3_rust_iounmap(void __iomem *base, struct resource *res)
+{
+	iounmap(base);
+	release_mem_region(res->start, resource_size(res));
+}
+
+/* Returns -EOPNOTSUPP, having released everything, for a GIC the C driver should take. */
 static int __init gic_v3_rust_of_init(struct device_node *node)
 {
+	struct gic_v3_rust_probe probe = {};
 	struct gic_v3_rust_region *regions;
-	struct gic_v3_rust_probe probe;
+	struct resource dist_res, *res;
 	void __iomem *dist;
-	struct resource res;
 	u32 nr = 1;
 	u64 stride = 0;
 	int err, i;
 
 	if (system_uses_irq_prio_masking()) {
-		pr_err("Rust driver: pseudo-NMIs not supported; boot with irqchip.gicv3=c\n");
-		return -ENODEV;
+		pr_info("Rust driver: no pseudo-NMIs; using the C driver\n");
+		return -EOPNOTSUPP;
 	}
 
-	dist = gic_v3_rust_iomap(node, 0, "GICD", &res);
+	dist = gic_v3_rust_iomap(node, 0, "GICD", &dist_res);
 	if (!dist) {
 		pr_err("%pOF: unable to map gic dist registers\n", node);
 		return -ENOMEM;
+	}
+	if (gic_v3_needs_quirks(node, dist)) {
+		pr_info("Rust driver: this GIC needs erratum workarounds; using the C driver\n");
+		gic_v3_rust_iounmap(dist, &dist_res);
+		return -EOPNOTSUPP;
 	}
 
 	of_property_read_u32(node, "#redistributor-regions", &nr);
 	of_property_read_u64(node, "redistributor-stride", &stride);
 	regions = kcalloc(nr, sizeof(*regions), GFP_KERNEL);
+	res = kcalloc(nr, sizeof(*res), GFP_KERNEL);
 	gic_v3_rust_rdists.rdist = alloc_percpu(typeof(*gic_v3_rust_rdists.rdist));
-	if (!regions || !gic_v3_rust_rdists.rdist) {
+	if (!regions || !res || !gic_v3_rust_rdists.rdist) {
 		err = -ENOMEM;
-		goto out_free;
+		goto out_unmap;
 	}
 	for (i = 0; i < nr; i++) {
-		struct resource r;
-
-		regions[i].base = gic_v3_rust_iomap(node, 1 + i, "GICR", &r);
+		regions[i].base = gic_v3_rust_iomap(node, 1 + i, "GICR", &res[i]);
 		if (!regions[i].base) {
 			pr_err("%pOF: couldn't map region %d\n", node, i);
 			err = -ENODEV;
 			goto out_unmap;
 		}
-		regions[i].phys = r.start;
-		regions[i].size = resource_size(&r);
+		regions[i].phys = res[i].start;
+		regions[i].size = resource_size(&res[i]);
 	}
 
-	err = rust_gicv3_of_init(of_fwnode_handle(node), dist, res.start,
-				 resource_size(&res), regions, nr, stride, &probe);
+	err = rust_gicv3_of_init(of_fwnode_handle(node), dist, dist_res.start,
+				 resource_size(&dist_res), regions, nr, stride, &probe);
+	if (err && probe.retained) {
+		/* The GIC is programmed and Rust holds the mappings: keep everything. */
+		pr_err("Rust driver failed: %d\n", err);
+		kfree(regions);
+		kfree(res);
+		return err;
+	}
 	if (err)
 		goto out_unmap;
 
-	/* The mappings stay for the kernel's lifetime; the table was copied. */
+	/* The mappings stay for the kernel's lifetime; the tables were copied. */
 	kfree(regions);
+	kfree(res);
 
 	set_handle_irq(probe.split_eoi ? gic_v3_rust_handle_irq :
 					 gic_v3_rust_handle_irq_eoimode0);
 
-	cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "irqchip/arm/gicv3-rust:checkrdist",
-				  rust_gicv3_check_cpu, NULL);
-	cpuhp_setup_state_nocalls(CPUHP_AP_IRQ_GIC_STARTING, "irqchip/arm/gicv3-rust:starting",
-				  gic_v3_rust_starting_cpu, NULL);
+	err = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "irqchip/arm/gicv3-rust:checkrdist",
+					rust_gicv3_check_cpu, NULL);
+	if (err < 0)
+		pr_err("cannot check redistributors at CPU bring-up: %d\n", err);
+	err = cpuhp_setup_state_nocalls(CPUHP_AP_IRQ_GIC_STARTING,
+					"irqchip/arm/gicv3-rust:starting",
+					gic_v3_rust_starting_cpu, NULL);
+	if (err < 0)
+		pr_err("cannot set up CPUs brought up later: %d\n", err);
 	set_smp_ipi_range(probe.ipi_base, 8);
+	if (IS_ENABLED(CONFIG_CPU_PM))
+		cpu_pm_register_notifier(&gic_v3_rust_cpu_pm_notifier_block);
 
 	if (probe.lpis) {
 		gic_v3_rust_lpis = true;
 		gic_v3_rust_rdists.gicd_typer = probe.gicd_typer;
 		gic_v3_rust_rdists.gicd_typer2 = probe.gicd_typer2;
+		gic_v3_rust_rdists.has_direct_lpi = probe.direct_lpi;
 		its_init(of_fwnode_handle(node), &gic_v3_rust_rdists, probe.domain, probe.prio);
 		its_cpu_init();
 		its_lpi_memreserve_init();
+	} else if (IS_ENABLED(CONFIG_ARM_GIC_V2M)) {
+		gicv2m_init(of_fwnode_handle(node), probe.domain);
 	}
+
+	if (probe.split_eoi)
+		gic_v3_rust_setup_kvm_info(node, nr);
 	return 0;
 
 out_unmap:
-	for (i = 0; i < nr; i++)
+	for (i = 0; regions && res && i < nr; i++)
 		if (regions[i].base)
-			iounmap(regions[i].base);
-out_free:
+			gic_v3_rust_iounmap(regions[i].base, &res[i]);
 	free_percpu(gic_v3_rust_rdists.rdist);
 	gic_v3_rust_rdists.rdist = NULL;
 	kfree(regions);
-	iounmap(dist);
+	kfree(res);
+	gic_v3_rust_iounmap(dist, &dist_res);
 	return err;
 }
 
 static int __init gic_v3_select_of_init(struct device_node *node, struct device_node *parent)
 {
+	int err;
+
 	if (!gicv3_rust)
 		return gic_v3_c_of_init(node, parent);
-	return gic_v3_rust_of_init(node);
+	err = gic_v3_rust_of_init(node);
+	if (err == -EOPNOTSUPP)
+		return gic_v3_c_of_init(node, parent);
+	return err;
 }
 IRQCHIP_DECLARE(gic_v3, "arm,gic-v3", gic_v3_select_of_init);

@@ -159,3 +159,13 @@ __rust_helper void rust_helper_irqd_set_single_target(struct irq_data *d)
 {
 	irqd_set_single_target(d);
 }
+
+__rust_helper void rust_helper_irqd_set_forwarded_to_vcpu(struct irq_data *d)
+{
+	irqd_set_forwarded_to_vcpu(d);
+}
+
+__rust_helper void rust_helper_irqd_clr_forwarded_to_vcpu(struct irq_data *d)
+{
+	irqd_clr_forwarded_to_vcpu(d);
+}

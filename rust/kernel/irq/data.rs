@@ -95,6 +95,7 @@ impl IrqData {
     /// # Safety
     ///
     /// `ptr` must point to a valid `irq_data` that stays valid for `'a`.
+    #[inline]
     pub unsafe fn from_raw<'a>(ptr: *mut bindings::irq_data) -> &'a Self {
         // SAFETY: `IrqData` is a transparent wrapper of `irq_data`, and the caller guarantees
         // validity for `'a`.
@@ -103,17 +104,20 @@ impl IrqData {
     }
 
     /// Returns the raw `irq_data` pointer.
+    #[inline]
     pub fn as_raw(&self) -> *mut bindings::irq_data {
         self.0.get()
     }
 
     /// Returns the Linux interrupt number (virq).
+    #[inline]
     pub fn irq(&self) -> u32 {
         // SAFETY: `self.0` is valid (type invariant); `irq` is set at allocation and never changes.
         unsafe { (*self.as_raw()).irq }
     }
 
     /// Returns the hardware interrupt number (hwirq) local to the domain of this level.
+    #[inline]
     pub fn hwirq(&self) -> usize {
         // SAFETY: `self.0` is valid (type invariant); `hwirq` is set before the chip is installed.
         unsafe { (*self.as_raw()).hwirq }
@@ -148,12 +152,14 @@ impl IrqData {
     }
 
     /// Returns whether the line is masked in the core's view (`irqd_irq_masked`).
+    #[inline]
     pub fn is_masked(&self) -> bool {
         // SAFETY: `self.0` is valid (type invariant).
         unsafe { bindings::irqd_irq_masked(self.as_raw()) }
     }
 
     /// Returns whether the line is disabled in the core's view (`irqd_irq_disabled`).
+    #[inline]
     pub fn is_disabled(&self) -> bool {
         // SAFETY: `self.0` is valid (type invariant).
         unsafe { bindings::irqd_irq_disabled(self.as_raw()) }
@@ -161,9 +167,25 @@ impl IrqData {
 
     /// Returns whether the interrupt is forwarded to a vCPU (`irqd_is_forwarded_to_vcpu`): the
     /// guest deactivates it, not the host.
+    #[inline]
     pub fn is_forwarded_to_vcpu(&self) -> bool {
         // SAFETY: `self.as_raw()` is a valid `irq_data` (type invariant).
         unsafe { bindings::irqd_is_forwarded_to_vcpu(self.as_raw()) }
+    }
+
+    /// Marks the interrupt as forwarded to a vCPU, or not (`irqd_set_forwarded_to_vcpu`,
+    /// `irqd_clr_forwarded_to_vcpu`), as a chip's `irq_set_vcpu_affinity` does.
+    pub fn set_forwarded_to_vcpu(&self, forwarded: bool) {
+        // SAFETY: `self.as_raw()` is a valid `irq_data` (type invariant); the flag is one bit of
+        // its state word, which genirq updates under the descriptor lock that the caller of
+        // `irq_set_vcpu_affinity()` holds.
+        unsafe {
+            if forwarded {
+                bindings::irqd_set_forwarded_to_vcpu(self.as_raw())
+            } else {
+                bindings::irqd_clr_forwarded_to_vcpu(self.as_raw())
+            }
+        }
     }
 
     /// Returns the affinity mask of the interrupt (`irq_data_get_affinity_mask`).

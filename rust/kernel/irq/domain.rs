@@ -953,19 +953,12 @@ impl<T: DomainOps> Domain<'static, T> {
         if hwirq_max == 0 || !T::HAS_ALLOC {
             return Err(EINVAL);
         }
+        // The box first: once the domain exists, nothing may fail (dropping it would remove it
+        // and free the borrowed fwnode).
+        let slot = KBox::<Self>::new_uninit(GFP_KERNEL)?;
         let domain = Self::instantiate(Fwnode::Root(fwnode), 0, hwirq_max, None, data)?;
-        // The domain is never removed: its `Drop`, which would free the (borrowed) fwnode, never
-        // runs.
-        let domain = ManuallyDrop::new(domain);
-        let boxed = KBox::new(ManuallyDrop::into_inner(domain), GFP_KERNEL).map_err(|e| {
-            // Out of memory for the box: the domain stays, unreachable but sound.
-            pr_err!("irq: leaking a root interrupt domain\n");
-            Error::from(e)
-        });
-        match boxed {
-            Ok(b) => Ok(KBox::leak(b)),
-            Err(e) => Err(e),
-        }
+        // The domain is never removed: the box is leaked, so its `Drop` never runs.
+        Ok(KBox::leak(KBox::write(slot, domain)))
     }
 
     /// Allocates `nr` consecutive interrupts for the specifier `params` that are never freed
@@ -1271,10 +1264,17 @@ impl<'p, T: DomainOps> Domain<'p, T> {
     ///
     /// Hard IRQ context (a chained handler or a root handler), interrupts disabled as
     /// `irqs_off` proves. Returns `EINVAL` if `hwirq` is not mapped.
+    #[inline]
     pub fn handle_irq(&self, hwirq: usize, _irqs_off: &LocalInterruptDisabled) -> Result {
         // SAFETY: `self.domain` is live (type invariant); interrupts are disabled, so the
         // descriptor looked up under RCU stays valid while its flow handler runs.
-        to_result(unsafe { bindings::generic_handle_domain_irq(self.as_raw(), hwirq) })
+        let r = unsafe { bindings::generic_handle_domain_irq(self.as_raw(), hwirq) };
+        // Not `to_result()`, an out-of-line call on the path of every interrupt.
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(Error::from_errno(r))
+        }
     }
 
     /// Runs the flow handler of `hwirq` with interrupts disabled around it
@@ -1483,6 +1483,16 @@ impl OfMapping {
     /// Maps the interrupt of specifier `params` of the first interrupt controller compatible
     /// with `compatible`; see [`OfIrq::request`].
     fn new(compatible: &CStr, params: &[u32]) -> Result<Self> {
+        // One mapping at a time, so that two `OfIrq`s cannot both find the same interrupt
+        // unmapped below and then share (and each dispose of) one mapping: a concurrent one is
+        // refused with `EBUSY`.
+        static MAPPING: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+        if MAPPING.swap(true, core::sync::atomic::Ordering::Acquire) {
+            return Err(EBUSY);
+        }
+        let _unlock = crate::types::ScopeGuard::new(|| {
+            MAPPING.store(false, core::sync::atomic::Ordering::Release)
+        });
         // SAFETY: `compatible` is a valid C string; the returned node, if any, carries a
         // reference that `self` (or the error path) drops.
         let node = unsafe {
@@ -1502,25 +1512,37 @@ impl OfMapping {
             unsafe { bindings::fwnode_handle_put(fwnode) }
         });
         let mut spec = FwSpec::new(fwnode, params)?;
+        // The domain `irq_create_fwspec_mapping()` will use: the wired one, else any.
         // SAFETY: `spec` is a valid specifier.
-        let d = unsafe {
+        let mut d = unsafe {
             bindings::irq_find_matching_fwspec(
                 &mut spec.0,
-                bindings::irq_domain_bus_token_DOMAIN_BUS_ANY,
+                bindings::irq_domain_bus_token_DOMAIN_BUS_WIRED,
             )
         };
         if d.is_null() {
+            // SAFETY: As above.
+            d = unsafe {
+                bindings::irq_find_matching_fwspec(
+                    &mut spec.0,
+                    bindings::irq_domain_bus_token_DOMAIN_BUS_ANY,
+                )
+            };
+        }
+        if d.is_null() {
             return Err(ENODEV);
         }
-        // SAFETY: `d` is a live domain of the node referenced above; `translate` only reads
+        // SAFETY: `d` was just found live; like `irq_create_fwspec_mapping()`, this relies on
+        // the controller's domain not being removed meanwhile (a device-tree interrupt
+        // controller's domain lives as long as its interrupts are used). `translate` only reads
         // the specifier.
         let translate = unsafe { (*(*d).ops).translate }.ok_or(EINVAL)?;
         let (mut hwirq, mut ty) = (0, 0);
         // SAFETY: As above; the outputs are valid for writes.
         to_result(unsafe { translate(d, &mut spec.0, &mut hwirq, &mut ty) })?;
-        // Refuse an interrupt somebody else mapped: it would lose it when `self` is dropped. (A
-        // concurrent mapping of the same interrupt between this check and the one below is the
-        // caller's to avoid: use an interrupt no device uses.)
+        // Refuse an interrupt somebody else mapped: it would lose it when `self` is dropped. (C
+        // code mapping the same interrupt between this check and the mapping below would share
+        // it: use an interrupt no device uses.)
         // SAFETY: `d` is live.
         if unsafe { bindings::irq_find_mapping(d, hwirq) } != 0 {
             return Err(EBUSY);
