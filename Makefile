@@ -50,7 +50,7 @@ help:
 	@echo "make kunit      KUnit only;  make boot: boot tests only"
 	@echo "make run        boot into a busybox shell ([ARCH=arm64])"
 	@echo "make bench      posted-MSI and GICv3 benchmarks, Rust vs C, under QEMU -icount"
-	@echo "make kasan      the x86_64 tests on a KASAN kernel"
+	@echo "make kasan      the x86_64 tests on a KASAN kernel ([ARCH=arm64]: the arm64 ones)"
 	@echo "make soak       the posted-MSI soak: 1,000,000 MSIs, 10 CPU hotplug cycles, x86_64"
 	@echo "make clippy | fmt | fmtcheck | doc | series | checkpatch | clean | distclean"
 
@@ -100,7 +100,7 @@ bench: build
 
 # The x86_64 test kernel with KASAN as well (build/out/x86_64-kasan): KUnit, plain and with
 # threadirqs, and the boot test. Not part of `make test` (see the README's time budget).
-kasan: ARCHES := x86_64-kasan
+kasan: ARCHES := $(if $(ARCH),$(ARCH)-kasan,x86_64-kasan)
 kasan: build
 	@bash tests/run-kunit.sh $(ARCHES); k=$$?; \
 	 bash tests/boot/boot-test.sh $(ARCHES); b=$$?; \
