@@ -1,7 +1,8 @@
 #!/bin/bash
 # Compare the machine code of the Rust x2APIC EOI (rust_apic_msr_eoi) with C's
 # native_apic_msr_eoi() compiled out of line (apic_eoi_c_reference_msr) in the same vmlinux.
-# Fails unless both are the same instruction sequence. Prints both disassemblies.
+# Fails unless both are the same instruction sequence. Prints both disassemblies. Then the
+# same for KVM's paravirtual EOI: Rust (rust_kvm_guest_apic_eoi_write) beside C's.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,3 +28,28 @@ if [ -z "$rust" ] || [ "$rust" != "$c" ]; then
 	exit 1
 fi
 echo "eoi-disasm: PASS: same $(echo "$rust" | wc -l) instructions"
+
+# KVM's paravirtual EOI (with CONFIG_KVM_GUEST): the Rust one beside C's, compiled out of line
+# (kvm_guest_apic_eoi_write_c_reference). The test and clear must stay one non-LOCK btr on the
+# per-CPU word; Rust must not take more instructions than C.
+if "$objdump" -t "$vmlinux" | grep -q ' rust_kvm_guest_apic_eoi_write$'; then
+	rust=$(insns rust_kvm_guest_apic_eoi_write)
+	c=$(insns kvm_guest_apic_eoi_write_c_reference)
+	echo "== rust_kvm_guest_apic_eoi_write ($(echo "$rust" | wc -l) instructions)"
+	echo "$rust"
+	echo "== kvm_guest_apic_eoi_write, out of line ($(echo "$c" | wc -l) instructions)"
+	echo "$c"
+	btr=$(echo "$rust" | grep -c '^btr')
+	if [ "$btr" -ne 1 ] || echo "$rust" | grep -q '^lock'; then
+		echo "eoi-disasm: FAIL: the Rust PV EOI is not one non-LOCK btr ($btr)"
+		exit 1
+	fi
+	if [ "$(echo "$rust" | wc -l)" -gt "$(echo "$c" | wc -l)" ]; then
+		echo "eoi-disasm: FAIL: the Rust PV EOI takes more instructions than C's"
+		exit 1
+	fi
+	echo "eoi-disasm: PASS: PV EOI, one btr, $(echo "$rust" | wc -l) instructions (C: $(echo "$c" | wc -l))"
+else
+	echo "eoi-disasm: FAIL: no rust_kvm_guest_apic_eoi_write (CONFIG_KVM_GUEST off?)"
+	exit 1
+fi

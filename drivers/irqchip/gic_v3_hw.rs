@@ -453,9 +453,9 @@ unsafe extern "C" fn rust_gicv3_of_init(
         Err(e) => return e.to_errno(),
     };
     let mut retained = false;
-    // SAFETY: `fwnode` is the GIC's device-tree node, never freed (the function's safety
-    // requirements); the probe refuses a second domain.
-    let r = unsafe { super::probe(fwnode, regions, &mut retained) };
+    // INVARIANT: `fwnode` is the GIC's device-tree node, never freed (the function's safety
+    // requirements); the shim probes each node once.
+    let r = super::probe(RootNode(fwnode), regions, &mut retained);
     let out_val = match &r {
         Ok(p) => ProbeOut {
             domain: p.domain,
@@ -485,6 +485,28 @@ unsafe extern "C" fn rust_gicv3_of_init(
     match r {
         Ok(_) => 0,
         Err(e) => e.to_errno(),
+    }
+}
+
+/// The GIC's device-tree node, on which the probe creates the root domain.
+///
+/// # Invariants
+///
+/// `self.0` is the firmware node of a device-tree node that is never freed, on which no wired
+/// domain exists yet; only [`rust_gicv3_of_init`] creates it, once per node.
+pub(crate) struct RootNode(*mut bindings::fwnode_handle);
+
+impl RootNode {
+    /// Creates the root domain on the node ([`Domain::new_root`](kernel::irq::Domain::new_root)),
+    /// consuming it: one wired domain per node.
+    pub(crate) fn create_domain(
+        self,
+        hwirq_max: usize,
+        data: impl PinInit<super::Gic, Error>,
+    ) -> Result<&'static kernel::irq::Domain<'static, super::Gic>> {
+        // SAFETY: `self.0` is a device-tree node that is never freed, without a wired domain
+        // (type invariant); `self` is consumed, so this runs once for it.
+        unsafe { kernel::irq::Domain::new_root(self.0, hwirq_max, data) }
     }
 }
 
@@ -595,11 +617,7 @@ pub(crate) fn cpus_in(mask: &Cpumask) -> impl Iterator<Item = CpuId> + '_ {
         // SAFETY: `mask` is a valid cpumask of at least `nr_cpu_ids` bits; `_find_next_bit()`
         // reads `nbits` bits from it.
         let cpu = unsafe {
-            bindings::_find_next_bit(
-                (*mask.as_raw()).bits.as_ptr(),
-                nbits as _,
-                next as _,
-            )
+            bindings::_find_next_bit((*mask.as_raw()).bits.as_ptr(), nbits as _, next as _)
         } as usize;
         if cpu >= nbits {
             next = nbits;

@@ -19,7 +19,6 @@
 
 use kernel::{
     bindings,
-    module::BuiltIn as LocalModule,
     cpu::{
         nr_cpu_ids,
         CpuId, //
@@ -46,6 +45,7 @@ use kernel::{
         TriggerType,
         VcpuInfo, //
     },
+    module::BuiltIn as LocalModule,
     prelude::*,
     sync::SetOnce,
     time::Delta, //
@@ -327,7 +327,9 @@ fn write_irouter(dist: Frame, hwirq: usize, aff: u64) -> Result {
     if !(SPI_BASE..SPI_END).contains(&hwirq) {
         return Err(EINVAL);
     }
-    let v = GICD_IROUTER::zeroed().try_with_affinity(aff).map_err(|_| EINVAL)?;
+    let v = GICD_IROUTER::zeroed()
+        .try_with_affinity(aff)
+        .map_err(|_| EINVAL)?;
     dist.relaxed()
         .try_write64(v.into_raw(), GICD_IROUTER_OFFSET + hwirq * 8)
 }
@@ -335,7 +337,9 @@ fn write_irouter(dist: Frame, hwirq: usize, aff: u64) -> Result {
 /// Reads `GICR_TYPER` of a redistributor (64 bits, `gic_read_typer()`).
 fn read_gicr_typer(rd: Frame) -> Result<GICR_TYPER> {
     const GICR_TYPER_OFFSET: usize = 0x0008;
-    Ok(GICR_TYPER::from(rd.relaxed().try_read64(GICR_TYPER_OFFSET)?))
+    Ok(GICR_TYPER::from(
+        rd.relaxed().try_read64(GICR_TYPER_OFFSET)?,
+    ))
 }
 
 /// Waits until `GICD_CTLR.RWP` clears: the distributor has applied the writes before.
@@ -560,7 +564,11 @@ impl Gic {
     ///
     /// On the CPU itself, interrupts disabled.
     fn cpu_pm(&self, cpu: CpuId, exit: bool) {
-        let Some(r) = self.redists.get(cpu.as_u32() as usize).and_then(|r| r.as_ref()) else {
+        let Some(r) = self
+            .redists
+            .get(cpu.as_u32() as usize)
+            .and_then(|r| r.as_ref())
+        else {
             return;
         };
         if exit {
@@ -581,7 +589,10 @@ impl Gic {
     /// `gic_cpu_sys_reg_init()`): SGIs/PPIs Group 1, disabled, inactive, at the driver's
     /// priority; PMR, BPR, EOImode, active priorities, Group 1 enable.
     fn cpu_init(&self, cpu: CpuId) -> Result {
-        let r = self.redists.get(cpu.as_u32() as usize).and_then(|r| r.as_ref());
+        let r = self
+            .redists
+            .get(cpu.as_u32() as usize)
+            .and_then(|r| r.as_ref());
         let Some(r) = r else {
             pr_err!("CPU{}: no redistributor\n", cpu.as_u32());
             return Err(ENODEV);
@@ -633,10 +644,7 @@ impl Gic {
         gic_v3_hw::write_igrpen1(1);
         let rs = (cpu_affinity(cpu) & 0xf0) >> 4;
         if rs != 0 && (!self.has_rss || gic_v3_hw::read_ctlr() & ICC_CTLR_RSS == 0) {
-            pr_crit!(
-                "CPU{} needs range selectors (RSS) for SGIs\n",
-                cpu.as_u32()
-            );
+            pr_crit!("CPU{} needs range selectors (RSS) for SGIs\n", cpu.as_u32());
         }
     }
 }
@@ -924,14 +932,13 @@ fn find_redists(regions: &Regions) -> Result<(KVec<Option<Redist>>, bool)> {
 }
 
 /// The probe: everything `gic_init_bases()` does for a device-tree GICv3, up to the ITS, which
-/// the shim starts with what this returns.
+/// the shim starts with what this returns. `node` is the GIC's device-tree node, whose root
+/// domain this creates. Sets `retained` once it has programmed the GIC: the regions must then
+/// stay mapped.
 ///
-/// # Safety
-///
-/// Called once, by `rust_gicv3_of_init()`: `fwnode` is the GIC's device-tree node, never freed.
-/// Sets `retained` once it has programmed the GIC: the regions must then stay mapped.
-unsafe fn probe(
-    fwnode: *mut bindings::fwnode_handle,
+/// Boot, on the boot CPU, interrupts disabled.
+fn probe(
+    node: gic_v3_hw::RootNode,
     regions: Regions,
     retained: &mut bool,
 ) -> Result<gic_v3_hw::Probed> {
@@ -1030,9 +1037,7 @@ unsafe fn probe(
         has_rss,
         security_disabled,
     }? Error);
-    // SAFETY: `fwnode` is the GIC's node, never freed; this is the only wired domain on it
-    // (the function's safety requirements).
-    let domain = unsafe { Domain::new_root(fwnode, hwirq_max, data)? };
+    let domain = node.create_domain(hwirq_max, data)?;
     gic_v3_hw::set_root(domain);
     if !ROOT.populate(domain) {
         return Err(EBUSY);
@@ -1119,11 +1124,11 @@ fn has_redist(cpu: CpuId) -> bool {
 #[kunit_tests(rust_gicv3)]
 mod tests {
     use super::*;
-    use kernel::cpumask::CpumaskVar;
     use core::cell::{
         Cell,
         RefCell, //
     };
+    use kernel::cpumask::CpumaskVar;
 
     /// A CPU-interface access, as the fake records it.
     #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -1185,7 +1190,10 @@ mod tests {
     fn eoimode1_drops_priority_before_the_handler() {
         let f = Fake::new(27);
         let ops = f.run::<true>();
-        assert_eq!(&ops[..], &[Op::Iar(27), Op::Eoir(27), Op::Isb, Op::Handle(27)]);
+        assert_eq!(
+            &ops[..],
+            &[Op::Iar(27), Op::Eoir(27), Op::Isb, Op::Handle(27)]
+        );
     }
 
     #[test]
@@ -1211,7 +1219,13 @@ mod tests {
         let ops = f.run::<true>();
         assert_eq!(
             &ops[..],
-            &[Op::Iar(45), Op::Eoir(45), Op::Isb, Op::Handle(45), Op::Dir(45)]
+            &[
+                Op::Iar(45),
+                Op::Eoir(45),
+                Op::Isb,
+                Op::Handle(45),
+                Op::Dir(45)
+            ]
         );
         let ops = f.run::<false>();
         assert_eq!(
@@ -1235,7 +1249,10 @@ mod tests {
         assert_eq!(translate(&[1, 14, 4], 288)?, (30, TriggerType::LevelHigh));
         assert_eq!(translate(&[1, 0, 8], 288)?, (16, TriggerType::LevelLow));
         assert_eq!(translate(&[0, 1, 4], 288)?, (33, TriggerType::LevelHigh));
-        assert_eq!(translate(&[0, 255, 1], 288)?, (287, TriggerType::EdgeRising));
+        assert_eq!(
+            translate(&[0, 255, 1], 288)?,
+            (287, TriggerType::EdgeRising)
+        );
         assert_eq!(translate(&[0, 7, 4, 0], 288)?, (39, TriggerType::LevelHigh));
         // No trigger type: accepted (with a warning), the line keeps its type, as with C.
         assert_eq!(translate(&[0, 1, 0], 288)?, (33, TriggerType::None));
@@ -1312,8 +1329,14 @@ mod tests {
         assert_eq!(sgi1r(0, 1 << 1, 3), 3 << 24 | 2);
         // Aff3.Aff2.Aff1 = 1.2.3, range selector 1 (Aff0 16..31).
         let cluster = 1u64 << 32 | 2 << 16 | 3 << 8 | 0x10;
-        assert_eq!(sgi1r(cluster, 1, 0), 1 << 48 | 1 << 44 | 2 << 32 | 3 << 16 | 1);
-        assert_eq!(redist_affinity(1u64 << 32 | 2 << 16 | 3 << 8 | 4), 0x0102_0304);
+        assert_eq!(
+            sgi1r(cluster, 1, 0),
+            1 << 48 | 1 << 44 | 2 << 32 | 3 << 16 | 1
+        );
+        assert_eq!(
+            redist_affinity(1u64 << 32 | 2 << 16 | 3 << 8 | 4),
+            0x0102_0304
+        );
     }
 
     #[test]

@@ -149,7 +149,11 @@ fn measure(module: &'static ThisModule) -> Result {
         Ok((base, sgi, spi))
     })??;
     if hits.load(Relaxed) != iters * reps {
-        pr_err!("SPI: {} handler runs, expected {}\n", hits.load(Relaxed), iters * reps);
+        pr_err!(
+            "SPI: {} handler runs, expected {}\n",
+            hits.load(Relaxed),
+            iters * reps
+        );
         return Err(EIO);
     }
     pr_info!(

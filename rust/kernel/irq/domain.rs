@@ -1059,7 +1059,13 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         } else {
             0
         };
-        Self::instantiate(Fwnode::Named(name), size, hwirq_max, Some((parent, flags)), data)
+        Self::instantiate(
+            Fwnode::Named(name),
+            size,
+            hwirq_max,
+            Some((parent, flags)),
+            data,
+        )
     }
 
     fn instantiate(
@@ -1087,7 +1093,11 @@ impl<'p, T: DomainOps> Domain<'p, T> {
                 }
                 (fwnode, true, bindings::irq_domain_bus_token_DOMAIN_BUS_ANY)
             }
-            Fwnode::Root(fwnode) => (fwnode, false, bindings::irq_domain_bus_token_DOMAIN_BUS_WIRED),
+            Fwnode::Root(fwnode) => (
+                fwnode,
+                false,
+                bindings::irq_domain_bus_token_DOMAIN_BUS_WIRED,
+            ),
         };
         let info = bindings::irq_domain_info {
             fwnode,
