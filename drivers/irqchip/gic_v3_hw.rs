@@ -69,7 +69,7 @@ macro_rules! mrs {
 }
 
 /// The root handler's accesses to the CPU interface: behind a trait so that KUnit can run
-/// [`handle_irq`](super::handle_irq) against a recording fake and check the order of the
+/// [`handle_one`](super::handle_one) against a recording fake and check the order of the
 /// register writes.
 pub(crate) trait CpuInterface {
     /// Reads `ICC_IAR1_EL1` (acknowledges the highest-priority pending Group 1 interrupt), then

@@ -8,8 +8,10 @@
 //! `IRQCHIP_DECLARE()` for `"arm,gic-v3"`, maps the registers and starts this driver or the C
 //! one (`irqchip.gicv3=rust|c`); the ITS (`irq-gic-v3-its.c`) stays C.
 //!
-//! Not supported, refused at probe with a message (boot with `irqchip.gicv3=c` instead): ACPI,
-//! pseudo-NMIs, extended SPI/PPI ranges, PPI partitions, errata workarounds, GICv4 vLPIs.
+//! Not supported: ACPI (C's `IRQCHIP_ACPI_DECLARE` takes those systems), pseudo-NMIs, errata
+//! workarounds, extended SPIs, message-based SPIs and GICv4 vLPIs: the shim then starts the C
+//! driver (the Rust probe refuses the last three with `EOPNOTSUPP` before touching the GIC);
+//! PPI partitions (a specifier naming one is `EINVAL`) and extended PPIs (left unused).
 //!
 //! The only `unsafe` code is in [`gic_v3_hw`]: system registers, the register frames and the
 //! entry points from C.

@@ -2,16 +2,12 @@
 /* Helpers for the Rust KVM PV EOI (arch/x86/kernel/kvm_pv_eoi_word.rs). */
 
 #ifdef CONFIG_KVM_GUEST
+#include <linux/static_call.h>
 #include <asm/apic.h>
-#include <asm/kvm_para.h>
+#include <asm/hypervisor.h>
+#include <linux/kvm_para.h>
 
-/* This CPU's PV EOI word (arch/x86/kernel/kvm.c). */
-__rust_helper unsigned long *rust_helper_kvm_pv_eoi_word_this_cpu(void)
-{
-	return this_cpu_ptr(&kvm_apic_eoi);
-}
-
-__rust_helper void rust_helper_apic_native_eoi(void)
+__rust_helper notrace void rust_helper_apic_native_eoi(void)
 {
 	apic_native_eoi();
 }
@@ -24,8 +20,13 @@ __rust_helper void *rust_helper_kvm_pv_eoi_installed_eoi(void)
 	return apic ? (void *)apic->eoi : NULL;
 }
 
+__rust_helper void *rust_helper_kvm_pv_eoi_called_eoi(void)
+{
+	return static_call_query(apic_call_eoi);
+}
+
 __rust_helper bool rust_helper_kvm_pv_eoi_offered(void)
 {
-	return kvm_para_has_feature(KVM_FEATURE_PV_EOI);
+	return hypervisor_is_type(X86_HYPER_KVM) && kvm_para_has_feature(KVM_FEATURE_PV_EOI);
 }
 #endif

@@ -3,35 +3,23 @@
 //! KVM's paravirtual EOI in Rust.
 //!
 //! On a host offering `KVM_FEATURE_PV_EOI`, `kvm_guest_init()` installs
-//! [`rust_kvm_guest_apic_eoi_write`] as `apic::eoi` (with `CONFIG_X86_APIC_EOI_RUST`): when the
+//! `rust_kvm_guest_apic_eoi_write()` as `apic::eoi` (with `CONFIG_X86_APIC_EOI_RUST`): when the
 //! host says so in this CPU's PV EOI word, the APIC EOI, and the VM exit it costs, is skipped.
 //!
-//! The only `unsafe` code is in [`kvm_pv_eoi_word`]: the per-CPU word and the `btr` on it, and
-//! the call of the APIC driver's EOI.
+//! The only `unsafe` code is in [`kvm_pv_eoi_word`]: the C entry point, the per-CPU word and the
+//! `btr` on it, and the call of the APIC driver's EOI.
 //!
 //! C source: `kvm_guest_apic_eoi_write()` in [`arch/x86/kernel/kvm.c`](srctree/arch/x86/kernel/kvm.c).
 
 mod kvm_pv_eoi_word;
 
+use kernel::prelude::*;
 use kvm_pv_eoi_word::PvEoiWord;
 
-/// KVM's paravirtual EOI (`kvm_guest_apic_eoi_write()`): if the host set bit 0
-/// (`KVM_PV_EOI_BIT`) of this CPU's PV EOI word, it has already completed the interrupt; clear
-/// the bit and skip the APIC EOI. Otherwise EOI the local APIC (`apic->native_eoi`, the Rust EOI
-/// of the APIC mode in use).
-///
-/// Installed as `apic::eoi` by `kvm_guest_init()` when the host offers `KVM_FEATURE_PV_EOI`.
-///
-/// Context: hard IRQ, interrupts disabled, at the end of an interrupt's handling. The test and
-/// clear is one non-LOCK `btr` on the per-CPU word ([`PvEoiWord::test_and_clear_eoi_bit`]).
-#[no_mangle]
-pub extern "C" fn rust_kvm_guest_apic_eoi_write() {
-    pv_eoi(PvEoiWord::this_cpu(), kvm_pv_eoi_word::native_eoi);
-}
-
-/// The PV EOI decision on `word`, with the APIC EOI `apic_eoi`.
+/// The PV EOI decision on `word`, with the APIC EOI `apic_eoi`: the body of
+/// [`rust_kvm_guest_apic_eoi_write`](kvm_pv_eoi_word::rust_kvm_guest_apic_eoi_write).
 #[inline(always)]
-fn pv_eoi(word: &PvEoiWord, apic_eoi: impl FnOnce()) {
+fn pv_eoi(word: &impl PvEoiWord, apic_eoi: impl FnOnce()) {
     if word.test_and_clear_eoi_bit() {
         return;
     }
@@ -42,20 +30,26 @@ fn pv_eoi(word: &PvEoiWord, apic_eoi: impl FnOnce()) {
 #[kunit_tests(rust_kvm_pv_eoi)]
 mod tests {
     use super::*;
-    use kernel::prelude::*;
+    use kvm_pv_eoi_word::TestWord;
 
     #[test]
     fn installed_callback_is_rust_exactly_with_the_feature() {
-        // QEMU's TCG never offers KVM features: there the native (Rust) EOI stays installed.
-        let installed = kvm_pv_eoi_word::installed_eoi();
+        // Without a KVM host offering PV EOI (QEMU's TCG offers no KVM features), the native
+        // (Rust) EOI stays installed; with one, the Rust PV EOI is, in `apic::eoi` and in the
+        // `apic_eoi()` static call.
+        let rust = kvm_pv_eoi_word::rust_kvm_guest_apic_eoi_write as usize;
+        let (installed, called) = kvm_pv_eoi_word::installed_eoi();
         assert_ne!(installed, 0);
-        let rust = rust_kvm_guest_apic_eoi_write as usize;
-        assert_eq!(installed == rust, kvm_pv_eoi_word::host_offers_pv_eoi());
+        let offered = kvm_pv_eoi_word::host_offers_pv_eoi();
+        let is_rust = installed == rust;
+        assert_eq!(is_rust, offered);
+        let called_rust = called == rust;
+        assert_eq!(called_rust, offered);
     }
 
     #[test]
     fn bit_set_skips_the_apic_eoi_and_clears_it() {
-        let word = PvEoiWord::new(1);
+        let word = TestWord::new(1);
         let mut eois = 0;
         pv_eoi(&word, || eois += 1);
         assert_eq!(eois, 0);
@@ -64,7 +58,7 @@ mod tests {
 
     #[test]
     fn bit_clear_does_exactly_one_apic_eoi() {
-        let word = PvEoiWord::new(0);
+        let word = TestWord::new(0);
         let mut eois = 0;
         pv_eoi(&word, || eois += 1);
         assert_eq!(eois, 1);
@@ -74,11 +68,11 @@ mod tests {
     #[test]
     fn other_bits_are_left_alone() {
         // Only bit 0 is the host's flag.
-        let word = PvEoiWord::new(0b110);
+        let word = TestWord::new(0b110);
         let mut eois = 0;
         pv_eoi(&word, || eois += 1);
         assert_eq!((eois, word.get()), (1, 0b110));
-        let word = PvEoiWord::new(0b111);
+        let word = TestWord::new(0b111);
         pv_eoi(&word, || eois += 1);
         assert_eq!((eois, word.get()), (1, 0b110));
     }
