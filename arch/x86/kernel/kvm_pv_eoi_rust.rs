@@ -9,7 +9,8 @@
 //! The only `unsafe` code is in [`kvm_pv_eoi_word`]: the C entry point, the per-CPU word and the
 //! `btr` on it, and the call of the APIC driver's EOI.
 //!
-//! C source: `kvm_guest_apic_eoi_write()` in [`arch/x86/kernel/kvm.c`](srctree/arch/x86/kernel/kvm.c).
+//! C source: `kvm_guest_apic_eoi_write()` in
+//! [`arch/x86/kernel/kvm.c`](srctree/arch/x86/kernel/kvm.c).
 
 mod kvm_pv_eoi_word;
 
