@@ -616,9 +616,8 @@ pub(crate) fn cpus_in(mask: &Cpumask) -> impl Iterator<Item = CpuId> + '_ {
         }
         // SAFETY: `mask` is a valid cpumask of at least `nr_cpu_ids` bits; `_find_next_bit()`
         // reads `nbits` bits from it.
-        let cpu = unsafe {
-            bindings::_find_next_bit((*mask.as_raw()).bits.as_ptr(), nbits as _, next as _)
-        } as usize;
+        let cpu = unsafe { bindings::_find_next_bit((*mask.as_raw()).bits.as_ptr(), nbits, next) }
+            as usize;
         if cpu >= nbits {
             next = nbits;
             return None;

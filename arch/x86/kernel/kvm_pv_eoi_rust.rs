@@ -38,7 +38,7 @@ mod tests {
         // Without a KVM host offering PV EOI (QEMU's TCG offers no KVM features), the native
         // (Rust) EOI stays installed; with one, the Rust PV EOI is, in `apic::eoi` and in the
         // `apic_eoi()` static call.
-        let rust = kvm_pv_eoi_word::rust_kvm_guest_apic_eoi_write as usize;
+        let rust = kvm_pv_eoi_word::rust_kvm_guest_apic_eoi_write as extern "C" fn() as usize;
         let (installed, called) = kvm_pv_eoi_word::installed_eoi();
         assert_ne!(installed, 0);
         let offered = kvm_pv_eoi_word::host_offers_pv_eoi();

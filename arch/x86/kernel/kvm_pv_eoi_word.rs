@@ -125,7 +125,7 @@ impl PvEoiWord for TestWord {
 /// C calls an `apic::eoi`). The test and clear is one non-LOCK `btr` on the per-CPU word
 /// ([`ThisCpuWord`]'s [`PvEoiWord::test_and_clear_eoi_bit`]).
 #[no_mangle]
-pub extern "C" fn rust_kvm_guest_apic_eoi_write() {
+pub(crate) extern "C" fn rust_kvm_guest_apic_eoi_write() {
     // SAFETY: An EOI callback runs with interrupts disabled, until it returns.
     let word = unsafe { ThisCpuWord::new() };
     super::pv_eoi(&word, native_eoi);

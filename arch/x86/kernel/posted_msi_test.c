@@ -803,7 +803,7 @@ static bool pmsi_agent_wait(struct pmsi_agent *a, int posts)
 
 static unsigned int soak_posts = 200000;
 module_param(soak_posts, uint, 0444);
-MODULE_PARM_DESC(soak_posts, "posts of pmsi_soak, per implementation (1..100000000; make soak: 1000000)");
+MODULE_PARM_DESC(soak_posts, "pmsi_soak posts per implementation, 1..100000000");
 
 static unsigned int soak_cycles = 3;
 module_param(soak_cycles, uint, 0444);
