@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
+#include <linux/irqflags.h>
 #include <linux/smp.h>
 #include <trace/events/ipi.h>
 
 __rust_helper void rust_helper_smp_send_reschedule(int cpu)
 {
 	smp_send_reschedule(cpu);
+}
+
+__rust_helper bool rust_helper_irqs_disabled(void)
+{
+	return irqs_disabled();
 }
