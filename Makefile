@@ -89,12 +89,14 @@ test: build
 	 test $$k -eq 0 -a $$b -eq 0
 
 # Benchmarks, Rust vs C, each a set of boots of one kernel: posted MSIs (posted_msi=rust|c, x86_64)
-# and the GICv3 driver (irqchip.gicv3=rust|c, arm64). The bench kernels are the test kernels
+# and the GICv3 driver (irqchip.gicv3=rust|c, arm64); and the IPI storm (x86_64, halting idle vs
+# idle=poll). The bench kernels are the test kernels
 # without the debug options (build/out/ARCH-bench). `make bench ARCH=x86_64|arm64` runs one.
 bench: ARCHES := $(if $(ARCH),$(ARCH)-bench,x86_64-bench arm64-bench)
 bench: build
 	@rc=0; for t in $(ARCHES); do case $$t in \
-		x86_64-bench) BENCH_TARGET=$$t bash tests/bench/posted-msi.sh || rc=1;; \
+		x86_64-bench) BENCH_TARGET=$$t bash tests/bench/posted-msi.sh || rc=1; \
+			BENCH_TARGET=$$t bash tests/bench/ipistorm.sh || rc=1;; \
 		arm64-bench) BENCH_GIC_TARGET=$$t bash tests/bench/gic.sh || rc=1;; \
 	esac; done; exit $$rc
 

@@ -181,6 +181,54 @@ pub fn call_on_each<F: Fn() + Sync>(mask: &Cpumask, f: &F) -> Result {
     Ok(())
 }
 
+/// Whether this CPU is running a hard interrupt handler (`in_hardirq()`).
+///
+/// A cross-CPU call's function can tell by it how it came: from the function-call IPI (hard-IRQ
+/// context), or, when the target CPU idled in a polling loop and the caller only set its
+/// `TIF_NEED_RESCHED` instead of sending the IPI (`set_nr_if_polling()`), from the idle task's
+/// `flush_smp_call_function_queue()` (interrupts disabled, not hard-IRQ context). Any context.
+///
+/// # Examples
+///
+/// ```
+/// use kernel::{cpu::CpuId, smp, workqueue::work_on_cpu};
+///
+/// assert!(!smp::in_hardirq());
+/// // A call to the current CPU runs right here, with interrupts disabled but not from an IPI.
+/// let cpu0 = CpuId::from_u32(0).ok_or(EINVAL)?;
+/// let by_ipi = work_on_cpu!(cpu0, || -> Result<bool> {
+///     let mut by_ipi = true;
+///     smp::call_on(cpu0, || by_ipi = smp::in_hardirq())?;
+///     Ok(by_ipi)
+/// })??;
+/// assert!(!by_ipi);
+/// # Ok::<(), Error>(())
+/// ```
+#[inline]
+pub fn in_hardirq() -> bool {
+    // SAFETY: Reads this CPU's preempt count; no other effect.
+    unsafe { bindings::in_hardirq() }
+}
+
+/// Whether the current task is this CPU's idle task (`is_idle_task(current)`).
+///
+/// In a cross-CPU call's function run by the IPI, it tells whether the IPI found the target CPU
+/// idle or running a task. Any context.
+///
+/// # Examples
+///
+/// ```
+/// use kernel::smp;
+///
+/// // A doctest runs in a task, never in the idle task.
+/// assert!(!smp::in_idle_task());
+/// ```
+#[inline]
+pub fn in_idle_task() -> bool {
+    // SAFETY: Reads the current task's flags; no other effect.
+    unsafe { bindings::in_idle_task() }
+}
+
 /// Sends a reschedule IPI to `cpu` (`smp_send_reschedule()`), the current CPU included: `cpu`
 /// takes the interrupt and runs `scheduler_ipi()`, which only checks whether it should
 /// schedule, so a spurious one is harmless. Benchmarks use it as an IPI to self.

@@ -4,7 +4,11 @@
 # load, and the timer, IPI and (x86_64) virtio MSI-X counts must be non-zero and rising. On x86_64
 # it also checks x2APIC and interrupt remapping in x2APIC mode, the Rust EOI's machine code, and
 # runs the posted-MSI load generator (samples/rust/rust_posted_msi_load.rs) at boot, once with
-# each posted-MSI implementation (posted_msi=rust and posted_msi=c).
+# each posted-MSI implementation (posted_msi=rust and posted_msi=c), and the IPI storm
+# (samples/rust/rust_ipi_storm.rs, 3 x 2000 cross-CPU calls CPU0 -> CPU1, 50 us apart) in those
+# two boots, where CPU1 idles with HLT (at least 95 % of the calls must take the function-call
+# IPI), and in a third boot with idle=poll (at least 99 % of the calls that found CPU1 idle must
+# go without one, CPU1's CAL count agreeing).
 #
 # arm64 boots four times: with each GICv3 driver of the one kernel (irqchip.gicv3=rust, the
 # default, and irqchip.gicv3=c), each on the virt machine with the GIC's ITS (tests/qemu/arm64.args)
@@ -20,7 +24,8 @@
 # a spare SPI injected 100 times, each counted); and no kernel splat. tests/boot/init runs the guest side, tests/boot/check-boot.py checks.
 #
 # Logs: build/out/TARGET/boot.log (x86_64 posted_msi=rust; arm64 irqchip.gicv3=rust with the ITS),
-# boot-c.log (posted_msi=c; irqchip.gicv3=c), and on arm64 boot-itsoff.log and boot-c-itsoff.log;
+# boot-c.log (posted_msi=c; irqchip.gicv3=c), on x86_64 boot-idlepoll.log, and on arm64
+# boot-itsoff.log and boot-c-itsoff.log;
 # beside each arm64 log its QMP transcript, NAME-qmp.log.
 #
 # Usage: tests/boot/boot-test.sh TARGET... (an ARCH, or ARCH-VARIANT built in build/out/TARGET)
@@ -34,12 +39,13 @@ trap 'rm -rf "$qmpdir"' EXIT
 
 for target in "$@"; do
 	arch=${target%%-*}
-	# x86_64 boots twice, with each posted-MSI implementation (posted_msi=rust, the default, and
-	# posted_msi=c); the posted-MSI load generator runs during boot, checked by check-boot.py.
+	# x86_64 boots three times: with each posted-MSI implementation (posted_msi=rust, the default,
+	# and posted_msi=c), and once more with idle=poll; the posted-MSI load generator and the IPI
+	# storm run during boot, checked by check-boot.py.
 	# arm64 boots four times: each GICv3 driver (irqchip.gicv3=rust, the default, and c), with
 	# the ITS and without it (its=off).
 	case $arch in
-	x86_64) boots="rust c" ;;
+	x86_64) boots="rust c rust:idlepoll" ;;
 	arm64) boots="rust c rust:itsoff c:itsoff" ;;
 	*) boots=- ;;
 	esac
@@ -60,6 +66,14 @@ for target in "$@"; do
 		x86_64)
 			label="$target posted_msi=$impl"
 			append="$append posted_msi=$impl rust_posted_msi_load.run=1 rust_posted_msi_load.msis=5000 rust_posted_msi_load.reps=4"
+			# The IPI storm, CPU0 -> CPU1, 50 us between calls so that CPU1 is back in its idle
+			# loop for each: with the halting idle nearly every call takes an IPI, with
+			# idle=poll nearly none does.
+			append="$append rust_ipi_storm.run=1 rust_ipi_storm.calls=2000 rust_ipi_storm.rounds=3 rust_ipi_storm.delay_us=50"
+			if [ "$variant" = idlepoll ]; then
+				append="$append idle=poll"
+				label="$label idle=poll"
+			fi
 			;;
 		arm64)
 			label="$target irqchip.gicv3=$impl"
