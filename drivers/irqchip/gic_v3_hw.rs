@@ -227,6 +227,13 @@ pub(crate) fn hyp_mode_available() -> bool {
     unsafe { gic_v3_rust_hyp_mode_available() }
 }
 
+/// Whether the command line asked for the strict flow (`irqchip.gicv3_flow=strict`, the
+/// default; `fasteoi` turns it off).
+pub(crate) fn strict_flow_requested() -> bool {
+    // SAFETY: Reads boot-time state only.
+    unsafe { gic_v3_rust_strict_flow() }
+}
+
 /// The mask of online CPUs (`cpu_online_mask`).
 pub(crate) fn online_mask() -> &'static Cpumask {
     // SAFETY: `__cpu_online_mask` is a valid cpumask for the kernel's lifetime; hotplug changes
@@ -246,6 +253,7 @@ extern "C" {
     // `drivers/irqchip/irq-gic-v3-select.c`.
     fn gic_v3_rust_set_rdist(cpu: c_uint, rd_base: *mut c_void, phys_base: u64);
     fn gic_v3_rust_hyp_mode_available() -> bool;
+    fn gic_v3_rust_strict_flow() -> bool;
     // `arch/arm64/include/asm/smp.h`.
     fn cpu_logical_map(cpu: c_uint) -> u64;
 }

@@ -54,5 +54,6 @@ void gic_v3_rust_handle_irq_eoimode0(struct pt_regs *regs);
 /* Called by Rust. */
 void gic_v3_rust_set_rdist(unsigned int cpu, void __iomem *rd_base, u64 phys_base);
 bool gic_v3_rust_hyp_mode_available(void);
+bool gic_v3_rust_strict_flow(void);
 
 #endif /* _IRQ_GIC_V3_RUST_H */

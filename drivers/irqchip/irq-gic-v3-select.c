@@ -63,6 +63,27 @@ static int __init gicv3_select(char *buf)
 }
 early_param("irqchip.gicv3", gicv3_select);
 
+/*
+ * The flow of the Rust driver's SGIs, PPIs and SPIs in EOImode=1: "strict" (the default) leaves
+ * ONESHOT interrupts masked by their active state until their threads are done, "fasteoi" masks
+ * them at the distributor as handle_fasteoi_irq() does.
+ */
+static bool gicv3_strict_flow __initdata = true;
+
+static int __init gicv3_flow_select(char *buf)
+{
+	if (!buf)
+		return -EINVAL;
+	if (!strcmp(buf, "strict"))
+		gicv3_strict_flow = true;
+	else if (!strcmp(buf, "fasteoi"))
+		gicv3_strict_flow = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+early_param("irqchip.gicv3_flow", gicv3_flow_select);
+
 /* The redistributors of every CPU for the ITS driver (its_init(), its_cpu_init()). */
 static struct rdists gic_v3_rust_rdists;
 static bool gic_v3_rust_lpis __ro_after_init;
@@ -79,6 +100,11 @@ void gic_v3_rust_set_rdist(unsigned int cpu, void __iomem *rd_base, u64 phys_bas
 bool gic_v3_rust_hyp_mode_available(void)
 {
 	return is_hyp_mode_available();
+}
+
+bool __init gic_v3_rust_strict_flow(void)
+{
+	return gicv3_strict_flow;
 }
 
 static int gic_v3_rust_starting_cpu(unsigned int cpu)

@@ -203,6 +203,9 @@ pub(crate) struct Gic {
     redists: KVec<Option<Redist>>,
     /// EOImode=1: the root handler drops the priority, `irq_eoi` deactivates.
     split_eoi: bool,
+    /// The strict flow (`irqchip.gicv3_flow=strict`, the default): SGIs, PPIs and SPIs are
+    /// marked masked by their active state in EOImode=1.
+    strict_flow: bool,
     /// Interrupt IDs below this are implemented SGIs, PPIs and SPIs (at most 1020).
     nr_lines: usize,
     /// Whether LPIs are supported (an ITS may sit on top).
@@ -314,12 +317,22 @@ fn batch_sgi_targets(affs: impl Iterator<Item = u64>, mut emit: impl FnMut(u64, 
     }
 }
 
-/// The flow handler of an interrupt ID: per-CPU for SGIs and PPIs, fasteoi otherwise.
+/// The flow handler of an interrupt ID, written in Rust: per-CPU for SGIs and PPIs, fasteoi
+/// otherwise.
 fn flow_of(range: Range) -> FlowHandler {
     match range {
-        Range::Sgi | Range::Ppi => FlowHandler::PercpuDevid,
-        Range::Spi | Range::Lpi => FlowHandler::FastEoi,
+        Range::Sgi | Range::Ppi => FlowHandler::RustPercpuDevid,
+        Range::Spi | Range::Lpi => FlowHandler::RustFastEoi,
     }
+}
+
+/// Whether an interrupt of `range` is masked by its active state between the priority drop and
+/// the deactivate, so that the fasteoi flow may leave it unmasked for its threads (the strict
+/// flow): SGIs, PPIs and SPIs have an active state, LPIs have none; and only in EOImode=1, where
+/// `irq_eoi` deactivates without dropping the priority (in EOImode=0 it does both, and must run
+/// on the CPU that took the interrupt, right away).
+fn masked_by_active(range: Range, split_eoi: bool) -> bool {
+    split_eoi && range != Range::Lpi
 }
 
 /// Routes SPI `hwirq` to the CPU of affinity `aff` (`gic_write_irouter()`, a 64-bit relaxed
@@ -869,6 +882,9 @@ impl DomainOps for Gic {
             if range == Range::Spi {
                 alloc.set_single_target(v)?;
             }
+            if self.strict_flow && masked_by_active(range, self.split_eoi) {
+                alloc.set_masked_by_active(v)?;
+            }
             // Software retriggers would break the acknowledge/EOI order.
             alloc.set_handle_enforce_irqctx(v)?;
         }
@@ -948,6 +964,10 @@ fn probe(
     if split_eoi {
         pr_info!("using split EOI/Deactivate mode\n");
     }
+    let strict_flow = split_eoi && gic_v3_hw::strict_flow_requested();
+    if strict_flow {
+        pr_info!("strict flow: ONESHOT interrupts masked by their active state\n");
+    }
     let dist = regions.dist;
     let d = dist.io.relaxed();
     let arch = d.read(GIC_PIDR2).arch().get();
@@ -1003,6 +1023,7 @@ fn probe(
         dist,
         redists,
         split_eoi,
+        strict_flow,
         nr_lines,
         lpis,
         prio,
@@ -1023,6 +1044,7 @@ fn probe(
         dist,
         redists,
         split_eoi,
+        strict_flow,
         nr_lines,
         lpis,
         prio,
@@ -1033,6 +1055,7 @@ fn probe(
         dist,
         redists,
         split_eoi,
+        strict_flow,
         nr_lines,
         lpis,
         prio,
@@ -1298,10 +1321,17 @@ mod tests {
         assert_eq!(range_of(1020), None);
         assert_eq!(range_of(8191), None);
         assert_eq!(range_of(8192), Some(Range::Lpi));
-        assert!(flow_of(Range::Sgi) == FlowHandler::PercpuDevid);
-        assert!(flow_of(Range::Ppi) == FlowHandler::PercpuDevid);
-        assert!(flow_of(Range::Spi) == FlowHandler::FastEoi);
-        assert!(flow_of(Range::Lpi) == FlowHandler::FastEoi);
+        assert!(flow_of(Range::Sgi) == FlowHandler::RustPercpuDevid);
+        assert!(flow_of(Range::Ppi) == FlowHandler::RustPercpuDevid);
+        assert!(flow_of(Range::Spi) == FlowHandler::RustFastEoi);
+        assert!(flow_of(Range::Lpi) == FlowHandler::RustFastEoi);
+        // Masked by the active state: never an LPI, never in EOImode=0.
+        for range in [Range::Sgi, Range::Ppi, Range::Spi] {
+            assert!(masked_by_active(range, true));
+            assert!(!masked_by_active(range, false));
+        }
+        assert!(!masked_by_active(Range::Lpi, true));
+        assert!(!masked_by_active(Range::Lpi, false));
     }
 
     #[test]

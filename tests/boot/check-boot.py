@@ -196,6 +196,14 @@ def main():
         check(f"split EOI/Deactivate mode ({split[impl]!r})",
               split[impl] in log and split[other] not in log)
         check("GICv3", ("GICv3 (Rust):" if impl == "rust" else "GICv3:") in log)
+        if impl == "rust":
+            # The Rust driver's flows: the strict flow in EOImode=1, the default; booted with
+            # threadirqs, so the uart's and virtio's handlers run as ONESHOT threads.
+            check("strict flow on (Rust driver, EOImode=1)",
+                  "GICv3 (Rust): strict flow: ONESHOT interrupts masked by their active state"
+                  in log)
+            check("booted with threadirqs", "threadirqs" in log.split("Kernel command line:")[-1]
+                  .splitlines()[0])
         # The GICv3 benchmark sample's short round: SGIs to self and injected SPIs.
         m = re.search(r"rust_gic_bench: sgi ns=(-?\d+) spi ns=(-?\d+)", log)
         check("GICv3 bench sample: SGI and SPI costs reported", bool(m),

@@ -303,13 +303,17 @@ impl LockedIrqData {
     /// Changes the flow handler (`irq_set_handler_locked`), as a chip's `set_type` does when the
     /// new trigger type needs another flow.
     ///
-    /// Returns `EINVAL` for [`FlowHandler::PercpuDevid`], which needs the per-CPU setup of
+    /// Returns `EINVAL` for the per-CPU devid flows, which need the per-CPU setup of
     /// `irq_set_percpu_devid()` when the interrupt is allocated, and for a flow whose callbacks
     /// the interrupt's top-level chip lacks (`ack` for the edge flow, `eoi` for fasteoi), and
     /// `EBUSY` if the interrupt's handler is not one of [`FlowHandler`]'s flows (a chained
     /// handler, a per-CPU flow).
+    ///
+    /// A swap between the Rust fasteoi flow, which may leave a ONESHOT interrupt unmasked and
+    /// active for its threads, and another flow is safe at any time: the deferred EOI belongs to
+    /// the run that deferred it (`IRQS_EOI_DEFERRED`), and the new flow masks as it always does.
     pub fn set_handler(&self, flow: FlowHandler) -> Result {
-        if flow == FlowHandler::PercpuDevid {
+        if flow.is_percpu_devid() {
             return Err(EINVAL);
         }
         // SAFETY: `self.0` is valid and `desc->lock` is held (type invariant): the descriptor's
@@ -324,9 +328,10 @@ impl LockedIrqData {
             FlowHandler::Level,
             FlowHandler::Simple,
             FlowHandler::Bad,
+            FlowHandler::RustFastEoi,
         ]
         .iter()
-        // C functions, defined once: their addresses identify them.
+        // Functions defined once: their addresses identify them.
         .any(|f| f.as_raw().map(|p| p as usize) == current.map(|p| p as usize));
         if !replaceable {
             return Err(EBUSY);
@@ -335,7 +340,9 @@ impl LockedIrqData {
         let chip = unsafe { chip.as_ref() }.ok_or(EINVAL)?;
         match flow {
             FlowHandler::Edge if chip.irq_ack.is_none() => return Err(EINVAL),
-            FlowHandler::FastEoi if chip.irq_eoi.is_none() => return Err(EINVAL),
+            FlowHandler::FastEoi | FlowHandler::RustFastEoi if chip.irq_eoi.is_none() => {
+                return Err(EINVAL)
+            }
             _ => {}
         }
         // SAFETY: `self.0` is valid and `desc->lock` is held (type invariant), as

@@ -347,6 +347,19 @@ impl<T: DomainOps> Mapper<'_, T> {
         // SAFETY: The core called `map` for `self.virq` and `self.hwirq` of the live `domain`.
         unsafe { set_info::<T, C>(self.domain, self.virq, self.hwirq, flow) }
     }
+
+    /// Marks the interrupt as masked by its active state, as
+    /// [`Allocator::set_masked_by_active`] does for hierarchy levels.
+    pub fn set_masked_by_active(&self) -> Result {
+        // SAFETY: `self.virq` is being mapped: its descriptor exists.
+        let d = unsafe { bindings::irq_get_irq_data(self.virq) };
+        if d.is_null() {
+            return Err(EINVAL);
+        }
+        // SAFETY: `d` is the live `irq_data` of the interrupt being mapped.
+        unsafe { bindings::irq_data_set_masked_by_active(d, true) };
+        Ok(())
+    }
 }
 
 /// What [`DomainOps::alloc`] and [`DomainOps::free`] use to set up a hierarchy level: only the
@@ -375,7 +388,7 @@ unsafe fn set_info<T: DomainOps, C: Chip<Data = T>>(
     hwirq: usize,
     flow: FlowHandler,
 ) -> Result {
-    if flow == FlowHandler::PercpuDevid {
+    if flow.is_percpu_devid() {
         // SAFETY: `virq` is being set up by the core (the function's safety requirements); the
         // per-CPU flow handler needs the per-CPU enable mask this allocates.
         to_result(unsafe { bindings::irq_set_percpu_devid(virq) })?;
@@ -481,6 +494,24 @@ impl<T: DomainOps> Allocator<'_, T> {
         let d = self.level_data(virq)?;
         // SAFETY: `d` is the live `irq_data` of an interrupt being allocated.
         unsafe { bindings::irqd_set_handle_enforce_irqctx(d) };
+        Ok(())
+    }
+
+    /// Marks `virq` as masked by its active state (`irqd_set_masked_by_active`): between its
+    /// acknowledge and its deactivation the controller does not signal it again (a GIC
+    /// interrupt with an active state, in EOImode=1). The Rust fasteoi flow
+    /// ([`FlowHandler::RustFastEoi`]) then runs a ONESHOT threaded interrupt without masking it
+    /// and deactivates it (`irq_eoi`) when its last thread is done.
+    ///
+    /// Only for interrupts with an active state whose `irq_eoi` deactivates them and does not
+    /// also drop the running priority (it then runs in the thread, on any CPU): never for LPIs
+    /// or EOImode=0.
+    ///
+    /// Returns `EINVAL` for a `virq` outside the allocation.
+    pub fn set_masked_by_active(&self, virq: u32) -> Result {
+        let d = self.level_data(virq)?;
+        // SAFETY: `d` is the live `irq_data` of an interrupt being allocated.
+        unsafe { bindings::irq_data_set_masked_by_active(d, true) };
         Ok(())
     }
 
@@ -602,7 +633,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         // Within the capacity reserved above.
         boxed.push(entry, GFP_KERNEL)?;
         drop(boxed);
-        if flow == FlowHandler::PercpuDevid {
+        if flow.is_percpu_devid() {
             // SAFETY: `virq` is being allocated in `self.domain` (checked above).
             to_result(unsafe { bindings::irq_set_percpu_devid(virq) })?;
         }

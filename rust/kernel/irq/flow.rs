@@ -8,7 +8,8 @@
 use crate::{
     interrupt::LocalInterruptDisabled,
     irq::desc::IrqDesc,
-    prelude::*, //
+    prelude::*,
+    types::NotThreadSafe, //
 };
 
 /// A flow handler of genirq, chosen when a chip is installed on an interrupt.
@@ -31,6 +32,12 @@ pub enum FlowHandler {
     PercpuDevid,
     /// `handle_bad_irq`: spurious interrupt accounting; for lines that must not fire.
     Bad,
+    /// [`fasteoi`], `handle_fasteoi_irq()` written in Rust, with the strict flow for interrupts
+    /// masked by their active state. The chip must implement `eoi`.
+    RustFastEoi,
+    /// [`percpu_devid`], `handle_percpu_devid_irq()` written in Rust; installing it marks the
+    /// interrupt per-CPU, as [`FlowHandler::PercpuDevid`] does.
+    RustPercpuDevid,
 }
 
 impl FlowHandler {
@@ -39,7 +46,7 @@ impl FlowHandler {
     pub fn check<C: super::Chip>(self) -> Result {
         match self {
             Self::Edge if !C::HAS_ACK => Err(EINVAL),
-            Self::FastEoi if !C::HAS_EOI => Err(EINVAL),
+            Self::FastEoi | Self::RustFastEoi if !C::HAS_EOI => Err(EINVAL),
             _ => Ok(()),
         }
     }
@@ -53,8 +60,351 @@ impl FlowHandler {
             Self::Simple => bindings::handle_simple_irq,
             Self::PercpuDevid => bindings::handle_percpu_devid_irq,
             Self::Bad => bindings::handle_bad_irq,
+            Self::RustFastEoi => rust_handle_fasteoi_irq,
+            Self::RustPercpuDevid => rust_handle_percpu_devid_irq,
         })
     }
+
+    /// Whether the flow is for per-CPU interrupts with per-CPU device ids (installing it needs
+    /// `irq_set_percpu_devid()`).
+    pub fn is_percpu_devid(self) -> bool {
+        matches!(self, Self::PercpuDevid | Self::RustPercpuDevid)
+    }
+}
+
+/// The descriptor of an interrupt whose flow handler runs, with its lock (`desc->lock`) held: the
+/// steps a flow handler of `kernel/irq/chip.c` takes, as safe methods.
+///
+/// Only the flow trampolines of this module create one, in the hard IRQ of the interrupt, so no
+/// step runs outside a flow or without the lock; [`LockedFlow::handle_event`] drops the lock
+/// around the handlers and takes it back, so no handler runs with it held.
+///
+/// # Invariants
+///
+/// The current CPU runs the flow handler of `desc` with interrupts disabled and holds
+/// `desc->lock`; `desc` has a chip.
+pub struct LockedFlow<'a> {
+    desc: &'a IrqDesc,
+    _not_send: NotThreadSafe,
+}
+
+impl<'a> LockedFlow<'a> {
+    /// Takes the descriptor lock for the flow handler of `desc` (`raw_spin_lock`).
+    ///
+    /// # Safety
+    ///
+    /// Called by the flow handler of `desc`, run by genirq in the hard IRQ of the interrupt
+    /// (interrupts disabled), without the lock.
+    unsafe fn lock(desc: &'a IrqDesc) -> Self {
+        // SAFETY: `desc` is valid; interrupts are disabled (the caller's guarantee).
+        unsafe { bindings::irq_flow_lock(desc.as_raw()) };
+        // INVARIANT: The lock was just taken in the flow handler; genirq installs flow handlers
+        // with a chip (`handle_bad_irq` otherwise).
+        Self {
+            desc,
+            _not_send: NotThreadSafe,
+        }
+    }
+
+    /// Returns the descriptor.
+    pub fn desc(&self) -> &IrqDesc {
+        self.desc
+    }
+
+    /// Whether the interrupt may be handled now (`irq_can_handle_pm()`): not in progress on
+    /// another CPU, not an armed wakeup source (which it then reports to the PM core), not being
+    /// polled. It may drop and retake the lock while another CPU finishes the interrupt.
+    #[inline]
+    pub fn can_handle_pm(&mut self) -> bool {
+        // SAFETY: The lock is held in the flow handler (type invariant).
+        unsafe { bindings::irq_flow_can_handle_pm(self.desc.as_raw()) }
+    }
+
+    /// Whether the interrupt has handlers and is enabled (`irq_can_handle_actions()`); if not,
+    /// marks it pending for a resend. Clears the replay and waiting states either way.
+    #[inline]
+    pub fn can_handle_actions(&mut self) -> bool {
+        // SAFETY: The lock is held in the flow handler (type invariant).
+        unsafe { bindings::irq_flow_can_handle_actions(self.desc.as_raw()) }
+    }
+
+    /// Whether the interrupt must be resent when it arrives while in progress on another CPU
+    /// (`irqd_needs_resend_when_in_progress()`).
+    #[inline]
+    pub fn needs_resend_when_in_progress(&self) -> bool {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_needs_resend(self.desc.as_raw()) }
+    }
+
+    /// Marks the interrupt pending for a resend (`IRQS_PENDING`).
+    #[inline]
+    pub fn set_pending(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_set_pending(self.desc.as_raw()) }
+    }
+
+    /// Whether the interrupt is pending for a resend (`IRQS_PENDING`).
+    #[inline]
+    pub fn is_pending(&self) -> bool {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_is_pending(self.desc.as_raw()) }
+    }
+
+    /// Whether the interrupt stays masked until its threads are done (`IRQS_ONESHOT`).
+    #[inline]
+    pub fn is_oneshot(&self) -> bool {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_is_oneshot(self.desc.as_raw()) }
+    }
+
+    /// Whether the interrupt is masked by its active state and its EOI may wait for its threads:
+    /// marked so by its domain (`IRQD_MASKED_BY_ACTIVE`), not forwarded to a vCPU, and its top
+    /// chip has `irq_eoi`.
+    #[inline]
+    pub fn masked_by_active(&self) -> bool {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_masked_by_active(self.desc.as_raw()) }
+    }
+
+    /// Whether a thread of the interrupt was woken and has not finished
+    /// (`desc->threads_oneshot`).
+    #[inline]
+    pub fn threads_pending(&self) -> bool {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_threads_pending(self.desc.as_raw()) }
+    }
+
+    /// Counts the interrupt on this CPU and in the descriptor's total
+    /// (`kstat_incr_irqs_this_cpu()`), the `/proc/interrupts` count.
+    #[inline]
+    pub fn kstat_incr(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_kstat_incr(self.desc.as_raw()) }
+    }
+
+    /// Masks the interrupt unless it is masked (`mask_irq()`).
+    #[inline]
+    pub fn mask(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_mask(self.desc.as_raw()) }
+    }
+
+    /// Calls the chip's `irq_eoi`, if it has one.
+    #[inline]
+    pub fn eoi(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_eoi(self.desc.as_raw()) }
+    }
+
+    /// EOIs the interrupt unless the chip EOIs only handled ones (`cond_eoi_irq()`).
+    #[inline]
+    pub fn cond_eoi(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_cond_eoi(self.desc.as_raw()) }
+    }
+
+    /// EOIs the interrupt, and unmasks a ONESHOT one whose thread was not woken
+    /// (`cond_unmask_eoi_irq()`).
+    #[inline]
+    pub fn cond_unmask_eoi(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_cond_unmask_eoi(self.desc.as_raw()) }
+    }
+
+    /// Leaves the EOI to the end of the interrupt's last thread (`IRQS_EOI_DEFERRED`):
+    /// `irq_finalize_oneshot()` calls `irq_eoi` then, exactly once, also if the interrupt was
+    /// disabled or freed meanwhile.
+    ///
+    /// Only for an interrupt that [`masked_by_active`](Self::masked_by_active) and whose
+    /// [`threads_pending`](Self::threads_pending); otherwise it is EOId now.
+    #[inline]
+    pub fn defer_eoi_to_threads(&mut self) {
+        if self.masked_by_active() && self.threads_pending() {
+            // SAFETY: The lock is held (type invariant).
+            unsafe { bindings::irq_flow_defer_eoi(self.desc.as_raw()) }
+        } else {
+            self.eoi();
+        }
+    }
+
+    /// Runs the interrupt's handlers (`handle_irq_event()`): marks it in progress, drops the lock
+    /// while the hard handlers run and wake their threads, takes it back.
+    #[inline]
+    pub fn handle_event(&mut self) {
+        // SAFETY: The lock is held, in the flow handler (type invariant); the C function
+        // returns with it held again.
+        unsafe { bindings::irq_flow_handle_event(self.desc.as_raw()) }
+    }
+
+    /// Resends the interrupt if it is pending (`check_irq_resend()`).
+    #[inline]
+    pub fn check_resend(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_check_resend(self.desc.as_raw()) }
+    }
+}
+
+impl Drop for LockedFlow<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_unlock(self.desc.as_raw()) }
+    }
+}
+
+/// The fasteoi flow (`handle_fasteoi_irq()`), in Rust, with the strict flow: for transparent
+/// controllers that need only an EOI after the handlers.
+///
+/// As C: an interrupt that cannot be handled now is EOId (marked pending if it needs a resend);
+/// one without handlers or disabled is masked, marked pending and EOId; otherwise it is counted,
+/// a ONESHOT one masked, its handlers run, and it is EOId (and unmasked if no thread was woken);
+/// a pending one is resent.
+///
+/// Strict flow: a ONESHOT interrupt that is [masked by its active
+/// state](LockedFlow::masked_by_active) is neither masked nor unmasked; its EOI (for a GIC in
+/// EOImode=1 the deactivate, `ICC_DIR_EL1`) comes after its last thread if one was woken
+/// ([`LockedFlow::defer_eoi_to_threads`]), at once otherwise. Between the priority drop and the
+/// deactivate its active state keeps it from being signalled again, so the mask and unmask were
+/// pure cost. Interrupts that are not ONESHOT, and those without the state bit, take the C path.
+///
+/// Hard IRQ context, the descriptor lock held ([`LockedFlow`]).
+///
+/// C source: [`kernel/irq/chip.c`](srctree/kernel/irq/chip.c).
+pub fn fasteoi(flow: &mut LockedFlow<'_>) {
+    if !flow.can_handle_pm() {
+        if flow.needs_resend_when_in_progress() {
+            flow.set_pending();
+        }
+        flow.cond_eoi();
+        return;
+    }
+    if !flow.can_handle_actions() {
+        flow.mask();
+        flow.cond_eoi();
+        return;
+    }
+    flow.kstat_incr();
+    let strict = flow.is_oneshot() && flow.masked_by_active();
+    if flow.is_oneshot() && !strict {
+        flow.mask();
+    }
+    flow.handle_event();
+    if strict {
+        flow.defer_eoi_to_threads();
+    } else {
+        flow.cond_unmask_eoi();
+    }
+    if flow.is_pending() {
+        flow.check_resend();
+    }
+}
+
+/// The descriptor of a per-CPU interrupt whose flow handler runs on this CPU: per-CPU flows take
+/// no lock (per-CPU interrupts are not serialized).
+///
+/// # Invariants
+///
+/// The current CPU runs the per-CPU flow handler of `desc`, with interrupts disabled; `desc` has
+/// a chip.
+pub struct PercpuFlow<'a> {
+    desc: &'a IrqDesc,
+    _not_send: NotThreadSafe,
+}
+
+impl PercpuFlow<'_> {
+    /// Counts the interrupt on this CPU only (`__kstat_incr_irqs_this_cpu()`: per-CPU interrupts
+    /// do not touch the descriptor's total).
+    #[inline]
+    pub fn kstat_incr(&mut self) {
+        // SAFETY: In the per-CPU flow of `desc` (type invariant).
+        unsafe { bindings::irq_flow_kstat_incr_percpu(self.desc.as_raw()) }
+    }
+
+    /// Calls the chip's `irq_ack`, if it has one.
+    #[inline]
+    pub fn ack(&mut self) {
+        // SAFETY: In the per-CPU flow of `desc` (type invariant).
+        unsafe { bindings::irq_flow_ack_if_any(self.desc.as_raw()) }
+    }
+
+    /// Calls the chip's `irq_eoi`, if it has one.
+    #[inline]
+    pub fn eoi(&mut self) {
+        // SAFETY: In the per-CPU flow of `desc` (type invariant).
+        unsafe { bindings::irq_flow_eoi(self.desc.as_raw()) }
+    }
+
+    /// Runs the handler of this CPU's action with its per-CPU device id; returns `false` if no
+    /// action is for this CPU.
+    #[inline]
+    pub fn handle_action(&mut self) -> bool {
+        // SAFETY: In the per-CPU flow of `desc` (type invariant): the action list is stable
+        // while the interrupt runs (`free_percpu_irq()` synchronizes with it).
+        unsafe { bindings::irq_flow_percpu_devid_action(self.desc.as_raw()) }
+    }
+
+    /// Reports a spurious per-CPU interrupt, once, and disables it on this CPU if it was enabled.
+    #[inline]
+    pub fn spurious(&mut self) {
+        // SAFETY: In the per-CPU flow of `desc` (type invariant).
+        unsafe { bindings::irq_flow_percpu_spurious(self.desc.as_raw()) }
+    }
+
+    /// Feeds the interrupt to the entropy pool unless in NMI (`add_interrupt_randomness()`).
+    #[inline]
+    pub fn add_randomness(&mut self) {
+        // SAFETY: In the per-CPU flow of `desc` (type invariant).
+        unsafe { bindings::irq_flow_percpu_randomness(self.desc.as_raw()) }
+    }
+}
+
+/// The per-CPU flow with per-CPU device ids (`handle_percpu_devid_irq()`), in Rust: counted on
+/// this CPU, acked if the chip acks, this CPU's action run (a spurious interrupt reported and
+/// disabled on this CPU), randomness, EOId if the chip EOIs.
+///
+/// Hard IRQ context (or NMI), no lock.
+///
+/// C source: [`kernel/irq/chip.c`](srctree/kernel/irq/chip.c).
+pub fn percpu_devid(flow: &mut PercpuFlow<'_>) {
+    flow.kstat_incr();
+    flow.ack();
+    if !flow.handle_action() {
+        flow.spurious();
+    }
+    flow.add_randomness();
+    flow.eoi();
+}
+
+/// The flow handler of [`FlowHandler::RustFastEoi`].
+///
+/// # Safety
+///
+/// Called by genirq as the flow handler of `desc`, in its hard IRQ (`desc->handle_irq`).
+#[no_mangle]
+unsafe extern "C" fn rust_handle_fasteoi_irq(desc: *mut bindings::irq_desc) {
+    // SAFETY: genirq passes the live descriptor of the interrupt it handles.
+    let desc = unsafe { IrqDesc::from_raw(desc) };
+    // SAFETY: This is the flow handler of `desc`, in its hard IRQ, without the lock.
+    let mut flow = unsafe { LockedFlow::lock(desc) };
+    fasteoi(&mut flow);
+}
+
+/// The flow handler of [`FlowHandler::RustPercpuDevid`].
+///
+/// # Safety
+///
+/// Called by genirq as the flow handler of `desc`, in its hard IRQ (`desc->handle_irq`).
+#[no_mangle]
+unsafe extern "C" fn rust_handle_percpu_devid_irq(desc: *mut bindings::irq_desc) {
+    // SAFETY: genirq passes the live descriptor of the interrupt it handles.
+    let desc = unsafe { IrqDesc::from_raw(desc) };
+    // INVARIANT: genirq runs this flow handler of `desc` with interrupts disabled, and installs
+    // flow handlers with a chip.
+    let mut flow = PercpuFlow {
+        desc,
+        _not_send: NotThreadSafe,
+    };
+    percpu_devid(&mut flow);
 }
 
 /// Proof that `chained_irq_enter()` ran for a chained (demultiplexing) flow handler.

@@ -23,8 +23,14 @@ mod tests {
         },
     };
 
-    /// Number of lines of a software controller.
+    /// Number of lines of a software controller with the C flows (edge, level, fasteoi, simple).
     const NR_LINES: usize = 32;
+    /// Number of lines of a software controller: then the flows written in Rust, 32..48
+    /// fasteoi (40..48 in the EOImode=1 model, masked by their active state: the strict flow),
+    /// 48..56 the C per-CPU devid flow, 56..64 the Rust one.
+    const NR_ALL: usize = 64;
+    /// The lines of the EOImode=1 model.
+    const STRICT: core::ops::Range<usize> = 40..48;
 
     /// Events recorded in the order they happen. A chip event is `controller id * 16 + op`.
     const OP_MASK: u32 = 1;
@@ -72,32 +78,58 @@ mod tests {
     /// A software interrupt controller: one line per hwirq, its state in atomics.
     ///
     /// A raised line stays pending until acked or EOId; it is delivered only while unmasked.
+    ///
+    /// The lines of [`STRICT`] model a GIC in EOImode=1: delivering a line acknowledges it
+    /// (pending cleared, active set), its EOI deactivates it, and an active line is not
+    /// delivered: a raise meanwhile stays pending until the deactivate.
     struct SoftIrqc {
         id: u32,
-        masked: [Atomic<u32>; NR_LINES],
-        pending: [Atomic<u32>; NR_LINES],
+        masked: [Atomic<u32>; NR_ALL],
+        pending: [Atomic<u32>; NR_ALL],
+        active: [Atomic<u32>; NR_ALL],
     }
 
     impl SoftIrqc {
         fn new(id: u32) -> Self {
             Self {
                 id,
-                masked: [const { Atomic::new(1) }; NR_LINES],
-                pending: [const { Atomic::new(0) }; NR_LINES],
+                masked: [const { Atomic::new(1) }; NR_ALL],
+                pending: [const { Atomic::new(0) }; NR_ALL],
+                active: [const { Atomic::new(0) }; NR_ALL],
             }
+        }
+
+        /// Whether `hwirq` would be signalled now: pending, unmasked and, in the EOImode=1
+        /// model, not active. Signalling it there acknowledges it.
+        fn signal(&self, hwirq: usize) -> bool {
+            if self.pending[hwirq].load(Relaxed) == 0 || self.masked[hwirq].load(Relaxed) != 0 {
+                return false;
+            }
+            if STRICT.contains(&hwirq) {
+                if self.active[hwirq].load(Relaxed) != 0 {
+                    return false;
+                }
+                self.pending[hwirq].store(0, Relaxed);
+                self.active[hwirq].store(1, Relaxed);
+            }
+            true
         }
 
         fn ev(&self, op: u32) -> u32 {
             self.id * 16 + op
         }
 
-        /// The flow of a hwirq: 0..8 edge, 8..16 level, 16..24 fasteoi, 24..32 simple.
+        /// The flow of a hwirq: 0..8 edge, 8..16 level, 16..24 fasteoi, 24..32 simple, 32..48
+        /// the Rust fasteoi, 48..56 per-CPU devid, 56..64 the Rust per-CPU devid.
         fn flow(hwirq: usize) -> FlowHandler {
             match hwirq / 8 {
                 0 => FlowHandler::Edge,
                 1 => FlowHandler::Level,
                 2 => FlowHandler::FastEoi,
-                _ => FlowHandler::Simple,
+                3 => FlowHandler::Simple,
+                4 | 5 => FlowHandler::RustFastEoi,
+                6 => FlowHandler::PercpuDevid,
+                _ => FlowHandler::RustPercpuDevid,
             }
         }
     }
@@ -106,7 +138,7 @@ mod tests {
     fn raise<T: DomainOps + AsRef<SoftIrqc>>(domain: &Domain<'_, T>, hwirq: usize) -> Result {
         let c = domain.data().as_ref();
         c.pending[hwirq].store(1, Relaxed);
-        if c.masked[hwirq].load(Relaxed) == 0 {
+        if c.signal(hwirq) {
             domain.handle_irq_safe(hwirq)?;
         }
         Ok(())
@@ -115,8 +147,8 @@ mod tests {
     /// Delivers every pending, unmasked line, as hardware does once a line is unmasked.
     fn flush<T: DomainOps + AsRef<SoftIrqc>>(domain: &Domain<'_, T>) -> Result {
         let c = domain.data().as_ref();
-        for hwirq in 0..NR_LINES {
-            if c.pending[hwirq].load(Relaxed) != 0 && c.masked[hwirq].load(Relaxed) == 0 {
+        for hwirq in 0..NR_ALL {
+            if c.signal(hwirq) {
                 domain.handle_irq_safe(hwirq)?;
             }
         }
@@ -154,7 +186,12 @@ mod tests {
         }
 
         fn eoi(c: &SoftIrqc, d: &IrqData) {
-            c.pending[d.hwirq()].store(0, Relaxed);
+            if STRICT.contains(&d.hwirq()) {
+                // EOImode=1: the priority dropped at delivery; this deactivates.
+                c.active[d.hwirq()].store(0, Relaxed);
+            } else {
+                c.pending[d.hwirq()].store(0, Relaxed);
+            }
             record(c.ev(OP_EOI));
         }
 
@@ -179,10 +216,14 @@ mod tests {
     #[vtable]
     impl DomainOps for SoftIrqc {
         fn map(&self, mapper: &Mapper<'_, Self>, hwirq: usize) -> Result {
-            if hwirq >= NR_LINES {
+            if hwirq >= NR_ALL {
                 return Err(EINVAL);
             }
-            mapper.set_chip_and_handler::<SoftChip>(Self::flow(hwirq))
+            mapper.set_chip_and_handler::<SoftChip>(Self::flow(hwirq))?;
+            if STRICT.contains(&hwirq) {
+                mapper.set_masked_by_active()?;
+            }
+            Ok(())
         }
 
         /// Two cells: hwirq and `IRQ_TYPE_*`; a raw type that is not a trigger type is `EINVAL`.
@@ -260,7 +301,7 @@ mod tests {
     /// The name is the domain's debugfs directory (`irq/domains/<name>`): domains alive at the
     /// same time need different names.
     fn soft_domain_named(name: &CStr, id: u32) -> Result<Domain<'static, SoftIrqc>> {
-        Domain::new_linear(name, NR_LINES as u32, Ok::<_, Error>(SoftIrqc::new(id)))
+        Domain::new_linear(name, NR_ALL as u32, Ok::<_, Error>(SoftIrqc::new(id)))
     }
 
     /// The one software controller of a case.
@@ -328,7 +369,7 @@ mod tests {
         // Too many cells for an `irq_fwspec`.
         assert_eq!(domain.create_fwspec_mapping(&[0; 17]).err(), Some(EINVAL));
         // Out-of-range hwirq.
-        assert_eq!(domain.create_mapping(NR_LINES).err(), Some(EINVAL));
+        assert_eq!(domain.create_mapping(NR_ALL).err(), Some(EINVAL));
         Ok(())
     }
 
@@ -477,7 +518,7 @@ mod tests {
     #[test]
     fn threaded_runs_coalesce_without_loss() -> Result {
         const N: u32 = 200;
-        for hwirq in [4, 12, 20, 28] {
+        for hwirq in [4, 12, 20, 28, 36, 44] {
             let domain = soft_domain(1)?;
             let m = domain.create_mapping(hwirq)?;
             // SAFETY: Dropped at the end of the iteration, never leaked.
@@ -1306,6 +1347,331 @@ mod tests {
             &[16 + OP_MASK, 16 + OP_ACK, HARD, 16 + OP_UNMASK]
         );
         drop(reg);
+        Ok(())
+    }
+
+    /// How many times `ev` is in `log`.
+    fn count(log: &[u32], ev: u32) -> usize {
+        log.iter().filter(|&&e| e == ev).count()
+    }
+
+    /// The handled count of `irq` in `/proc/interrupts` (`kstat_irqs_usr()`).
+    fn kstat(irq: u32) -> u32 {
+        // SAFETY: Reads the statistics of a mapped interrupt.
+        unsafe { bindings::kstat_irqs_usr(irq) }
+    }
+
+    /// Runs the flow of `hwirq` once without a handler requested (a spurious interrupt) and
+    /// returns the chip calls it made.
+    fn spurious(hwirq: usize) -> Result<KVec<u32>> {
+        let domain = soft_domain(1)?;
+        let _m = domain.create_mapping(hwirq)?;
+        reset_log();
+        domain.handle_irq_safe(hwirq)?;
+        Ok(log())
+    }
+
+    /// The Rust flows make the C flows' chip calls, in the same order, and count the same.
+    #[test]
+    fn rust_flows_match_c() -> Result {
+        // fasteoi, a handler in hard-IRQ context: the handler, then the EOI, each time.
+        let (c_hits, c_log) = inject_counted(17, 3)?;
+        let (r_hits, r_log) = inject_counted(33, 3)?;
+        assert_eq!((c_hits, r_hits), (3, 3));
+        assert_eq!(&c_log[..], &[HARD, 16 + OP_EOI]);
+        assert_eq!(c_log, r_log);
+        // fasteoi without a handler: masked (already, before startup) and EOId, not counted.
+        assert_eq!(spurious(18)?, spurious(34)?);
+        // Per-CPU devid without an action for this CPU: acked and EOId, nothing run.
+        let c = spurious(49)?;
+        assert_eq!(&c[..], &[16 + OP_ACK, 16 + OP_EOI]);
+        assert_eq!(c, spurious(57)?);
+        // Accounting in /proc/interrupts: one per handled interrupt.
+        for hwirq in [17, 33] {
+            let domain = soft_domain(1)?;
+            let m = domain.create_mapping(hwirq)?;
+            // SAFETY: Dropped at the end of the iteration, never leaked.
+            let reg = KBox::pin_init(
+                unsafe {
+                    Registration::new(
+                        m.request(),
+                        Flags::NO_THREAD,
+                        c"rust-kstat",
+                        Ok::<_, Error>(Counter::new()),
+                    )
+                },
+                GFP_KERNEL,
+            )?;
+            let before = kstat(m.irq());
+            for _ in 0..5 {
+                raise(&domain, hwirq)?;
+            }
+            assert_eq!(kstat(m.irq()) - before, 5);
+            drop(reg);
+        }
+        Ok(())
+    }
+
+    /// A ONESHOT threaded interrupt on the Rust fasteoi flow without the active-state model
+    /// (line 35) is masked and unmasked exactly as on the C flow (`threaded_oneshot_fasteoi`).
+    #[test]
+    fn rust_fasteoi_threaded_oneshot_masks() -> Result {
+        let domain = soft_domain(1)?;
+        let m = domain.create_mapping(35)?;
+        // SAFETY: Dropped at the end of the test, never leaked.
+        let reg = KBox::pin_init(
+            unsafe {
+                ThreadedRegistration::new(
+                    m.request(),
+                    Flags::ONESHOT,
+                    c"rust-1shot",
+                    Threaded::new(),
+                )
+            },
+            GFP_KERNEL,
+        )?;
+        reset_log();
+        raise(&domain, 35)?;
+        reg.handler().done.wait_for_completion();
+        reg.synchronize();
+        let log = log();
+        assert_eq!(log.len(), 5);
+        assert_eq!(&log[..2], &[16 + OP_MASK, HARD]);
+        assert!(log[2..4] == [16 + OP_EOI, THREAD] || log[2..4] == [THREAD, 16 + OP_EOI]);
+        assert_eq!(log[4], 16 + OP_UNMASK);
+        Ok(())
+    }
+
+    /// A threaded handler whose thread can be held: it records its start, completes `entered`,
+    /// optionally disables its own interrupt or sleeps, and waits for `release` if `hold`.
+    #[pin_data]
+    struct Gated {
+        hard: Atomic<u32>,
+        thread: Atomic<u32>,
+        irq: Atomic<u32>,
+        hold: bool,
+        disable: bool,
+        sleep_ms: u32,
+        #[pin]
+        entered: Completion,
+        #[pin]
+        release: Completion,
+    }
+
+    impl Gated {
+        fn new(hold: bool, disable: bool, sleep_ms: u32) -> impl PinInit<Self, Error> {
+            try_pin_init!(Self {
+                hard: Atomic::new(0),
+                thread: Atomic::new(0),
+                irq: Atomic::new(0),
+                hold,
+                disable,
+                sleep_ms,
+                entered <- Completion::new(),
+                release <- Completion::new(),
+            }? Error)
+        }
+    }
+
+    impl ThreadedHandler for Gated {
+        fn handle(&self) -> ThreadedIrqReturn {
+            self.hard.fetch_add(1, Full);
+            record(HARD);
+            ThreadedIrqReturn::WakeThread
+        }
+
+        fn handle_threaded(&self) -> IrqReturn {
+            record(THREAD);
+            if self.disable && self.thread.load(Relaxed) == 0 {
+                // SAFETY: The interrupt of this handler is requested while its thread runs;
+                // `disable_irq_nosync()` does not wait for the thread (this one). Once: the
+                // test enables it again.
+                unsafe { bindings::disable_irq_nosync(self.irq.load(Relaxed)) };
+            }
+            if self.sleep_ms != 0 {
+                crate::time::delay::fsleep(crate::time::Delta::from_millis(self.sleep_ms.into()));
+            }
+            self.thread.fetch_add(1, Full);
+            self.entered.complete_all();
+            if self.hold {
+                self.release.wait_for_completion();
+            }
+            IrqReturn::Handled
+        }
+    }
+
+    /// Requests line `hwirq` of `m` ONESHOT with a [`Gated`] handler.
+    fn request_gated<'a>(
+        m: &'a crate::irq::Mapping<'_>,
+        flags: Flags,
+        hold: bool,
+        disable: bool,
+        sleep_ms: u32,
+    ) -> Result<Pin<KBox<ThreadedRegistration<'a, Gated>>>> {
+        // SAFETY: Every caller drops the registration before the test ends, never leaks it.
+        let reg = KBox::pin_init(
+            unsafe {
+                ThreadedRegistration::new(
+                    m.request(),
+                    flags | Flags::ONESHOT,
+                    c"rust-strict",
+                    Gated::new(hold, disable, sleep_ms),
+                )
+            },
+            GFP_KERNEL,
+        )?;
+        reg.handler().irq.store(m.irq(), Relaxed);
+        Ok(reg)
+    }
+
+    /// Strict flow: a ONESHOT threaded interrupt masked by its active state is neither masked
+    /// nor unmasked, and deactivated once, after its thread.
+    #[test]
+    fn strict_oneshot_deactivated_after_thread() -> Result {
+        let domain = soft_domain(1)?;
+        let m = domain.create_mapping(41)?;
+        let reg = request_gated(&m, Flags::TRIGGER_NONE, false, false, 0)?;
+        reset_log();
+        raise(&domain, 41)?;
+        reg.handler().entered.wait_for_completion();
+        reg.synchronize();
+        assert_eq!(&log()[..], &[HARD, THREAD, 16 + OP_EOI]);
+        assert_eq!(domain.data().active[41].load(Relaxed), 0);
+        // Counted like any handled interrupt.
+        assert_eq!(kstat(m.irq()), 1);
+        Ok(())
+    }
+
+    /// Strict flow: raised again while its thread runs, the line stays active and pending; it is
+    /// delivered once after the thread's deactivate, not lost and not doubled.
+    #[test]
+    fn strict_reraise_during_thread_delivered_after() -> Result {
+        let domain = soft_domain(1)?;
+        let m = domain.create_mapping(42)?;
+        let reg = request_gated(&m, Flags::TRIGGER_NONE, true, false, 0)?;
+        let h = reg.handler();
+        let c = domain.data();
+        reset_log();
+        raise(&domain, 42)?;
+        h.entered.wait_for_completion();
+        raise(&domain, 42)?;
+        assert_eq!(h.hard.load(Relaxed), 1);
+        assert_eq!(c.pending[42].load(Relaxed), 1);
+        assert_eq!(c.active[42].load(Relaxed), 1);
+        h.release.complete_all();
+        reg.synchronize();
+        assert_eq!(c.active[42].load(Relaxed), 0);
+        flush(&domain)?;
+        reg.synchronize();
+        let log = log();
+        assert_eq!(h.hard.load(Relaxed), 2);
+        assert_eq!(h.thread.load(Relaxed), 2);
+        assert_eq!(c.pending[42].load(Relaxed), 0);
+        assert_eq!(c.active[42].load(Relaxed), 0);
+        assert_eq!(count(&log, 16 + OP_EOI), 2);
+        assert_eq!(count(&log, 16 + OP_MASK) + count(&log, 16 + OP_UNMASK), 0);
+        Ok(())
+    }
+
+    /// Strict flow: `disable_irq_nosync()` in the thread; the deactivate still comes when the
+    /// thread ends, and after `enable_irq()` the interrupt fires again.
+    #[test]
+    fn strict_disable_in_thread_then_enable() -> Result {
+        let domain = soft_domain(1)?;
+        let m = domain.create_mapping(43)?;
+        let reg = request_gated(&m, Flags::TRIGGER_NONE, false, true, 0)?;
+        let h = reg.handler();
+        reset_log();
+        raise(&domain, 43)?;
+        h.entered.wait_for_completion();
+        reg.synchronize();
+        assert_eq!(count(&log(), 16 + OP_EOI), 1);
+        assert_eq!(domain.data().active[43].load(Relaxed), 0);
+        // SAFETY: Disabled once by the thread above; this balances it.
+        unsafe { bindings::enable_irq(m.irq()) };
+        raise(&domain, 43)?;
+        reg.synchronize();
+        assert_eq!(h.hard.load(Relaxed), 2);
+        assert_eq!(h.thread.load(Relaxed), 2);
+        assert_eq!(domain.data().active[43].load(Relaxed), 0);
+        Ok(())
+    }
+
+    /// Strict flow: `free_irq()` while the thread runs waits for it, the interrupt is deactivated
+    /// once, and a new request on the line gets its interrupts.
+    #[test]
+    fn strict_free_during_thread_then_request() -> Result {
+        let domain = soft_domain(1)?;
+        let m = domain.create_mapping(44)?;
+        let reg = request_gated(&m, Flags::TRIGGER_NONE, false, false, 50)?;
+        reset_log();
+        raise(&domain, 44)?;
+        // The thread sleeps 50 ms after recording its start: free it meanwhile.
+        while count(&log(), THREAD) == 0 {
+            crate::time::delay::fsleep(crate::time::Delta::from_millis(1));
+        }
+        drop(reg);
+        assert_eq!(count(&log(), 16 + OP_EOI), 1);
+        assert_eq!(domain.data().active[44].load(Relaxed), 0);
+        let reg = request_gated(&m, Flags::TRIGGER_NONE, false, false, 0)?;
+        raise(&domain, 44)?;
+        reg.handler().entered.wait_for_completion();
+        reg.synchronize();
+        assert_eq!(reg.handler().thread.load(Relaxed), 1);
+        assert_eq!(count(&log(), 16 + OP_EOI), 2);
+        Ok(())
+    }
+
+    /// Strict flow: a shared ONESHOT line is deactivated once, after the last of its threads.
+    #[test]
+    fn strict_shared_deactivated_once_after_last_thread() -> Result {
+        let domain = soft_domain(1)?;
+        let m = domain.create_mapping(45)?;
+        let a = request_gated(&m, Flags::SHARED, true, false, 0)?;
+        let b = request_gated(&m, Flags::SHARED, false, false, 0)?;
+        reset_log();
+        raise(&domain, 45)?;
+        a.handler().entered.wait_for_completion();
+        b.handler().entered.wait_for_completion();
+        // `b`'s thread is done or finishing; `a`'s still runs: the line stays active.
+        crate::time::delay::fsleep(crate::time::Delta::from_millis(10));
+        assert_eq!(count(&log(), 16 + OP_EOI), 0);
+        assert_eq!(domain.data().active[45].load(Relaxed), 1);
+        a.handler().release.complete_all();
+        a.synchronize();
+        let log = log();
+        assert_eq!(count(&log, 16 + OP_EOI), 1);
+        assert_eq!(log.last(), Some(&(16 + OP_EOI)));
+        assert_eq!(count(&log, 16 + OP_MASK) + count(&log, 16 + OP_UNMASK), 0);
+        assert_eq!(domain.data().active[45].load(Relaxed), 0);
+        Ok(())
+    }
+
+    /// Strict flow: the flow swapped to the C fasteoi while a thread holds a deferred
+    /// deactivate: that one still comes once, and the C flow masks from then on.
+    #[test]
+    fn strict_flow_swap_keeps_one_deactivate() -> Result {
+        let domain = soft_domain(1)?;
+        let m = domain.create_mapping(46)?;
+        let reg = request_gated(&m, Flags::TRIGGER_NONE, true, false, 0)?;
+        let h = reg.handler();
+        reset_log();
+        raise(&domain, 46)?;
+        h.entered.wait_for_completion();
+        // SAFETY: `m` keeps the interrupt mapped while the descriptor is used.
+        let desc = unsafe { IrqDesc::from_raw(bindings::irq_to_desc(m.irq())) };
+        desc.lock().irq_data().set_handler(FlowHandler::FastEoi)?;
+        h.release.complete_all();
+        reg.synchronize();
+        assert_eq!(&log()[..], &[HARD, THREAD, 16 + OP_EOI]);
+        reset_log();
+        raise(&domain, 46)?;
+        reg.synchronize();
+        let log = log();
+        assert_eq!(&log[..2], &[16 + OP_MASK, HARD]);
+        assert_eq!(count(&log, 16 + OP_EOI), 1);
+        assert_eq!(log.last(), Some(&(16 + OP_UNMASK)));
+        assert_eq!(domain.data().active[46].load(Relaxed), 0);
         Ok(())
     }
 }
