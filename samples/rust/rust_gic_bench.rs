@@ -11,6 +11,15 @@
 //! the handler and the EOI. The two drivers share everything else, so their difference is the
 //! drivers'. `tests/bench/gic.sh` (`make bench`) boots both and tabulates them.
 //!
+//! With `threaded_ms` set it then runs seed 000's benchmark of the threaded path: a second
+//! spare SPI (`threaded_spi`) requested ONESHOT with a threaded handler and routed to CPU1,
+//! where a kworker injects it and waits (spinning) for its thread to finish, again and again for
+//! `threaded_ms` ms, `reps` rounds; it reports interrupts per second (median, fastest and
+//! slowest round) and ns per interrupt. The flow decides what each interrupt costs: the C
+//! fasteoi masks and unmasks a ONESHOT interrupt at the distributor, the strict flow
+//! (`irqchip.gicv3_flow=strict`, the Rust driver's default) leaves it masked by its active
+//! state and deactivates it after the thread.
+//!
 //! Every injected SPI is counted by its handler: a lost or duplicated one fails with `EIO`.
 //! It runs when loaded with `run=1`, or, built in, with `rust_gic_bench.run=1` on the command
 //! line.
@@ -21,16 +30,21 @@ use core::sync::atomic::{
 };
 use kernel::{
     cpu::CpuId,
+    cpumask::CpumaskVar,
     irq::{
         ChipState,
         Flags,
         Handler,
         IrqReturn,
-        OfIrq, //
+        OfIrq,
+        OfThreadedIrq,
+        ThreadedHandler,
+        ThreadedIrqReturn, //
     },
     prelude::*,
     smp,
     time::{
+        Delta,
         Instant,
         Monotonic, //
     },
@@ -60,6 +74,14 @@ module! {
             default: 200,
             description: "The spare SPI injected (device-tree number: INTID - 32), free",
         },
+        threaded_ms: u32 {
+            default: 0,
+            description: "Length of a round of the threaded benchmark in ms, 0..=10000; 0: off",
+        },
+        threaded_spi: u32 {
+            default: 240,
+            description: "The spare SPI of the threaded benchmark, free and not `spi`",
+        },
     },
 }
 
@@ -76,6 +98,100 @@ impl Handler for Counter {
         self.hits.fetch_add(1, Relaxed);
         IrqReturn::Handled
     }
+}
+
+/// The threaded SPI's handler: the hard half wakes the thread, the thread counts.
+struct Threaded {
+    hard: AtomicU32,
+    thread: AtomicU32,
+}
+
+impl ThreadedHandler for Threaded {
+    fn handle(&self) -> ThreadedIrqReturn {
+        self.hard.fetch_add(1, Relaxed);
+        ThreadedIrqReturn::WakeThread
+    }
+
+    fn handle_threaded(&self) -> IrqReturn {
+        self.thread.fetch_add(1, Relaxed);
+        IrqReturn::Handled
+    }
+}
+
+/// Seed 000's benchmark: a ONESHOT threaded SPI and a kworker on CPU1; inject, wait for the
+/// thread, repeat, for `ms` ms per round, `reps` rounds. Prints interrupts per second and ns per
+/// interrupt; `EIO` if a thread run is missing or doubled.
+fn threaded(module: &'static ThisModule, ms: u32, reps: u32) -> Result {
+    if ms > 10_000 || module_parameters::threaded_spi.value() == module_parameters::spi.value() {
+        return Err(EINVAL);
+    }
+    let cpu1 = CpuId::from_u32(1).ok_or(EINVAL)?;
+    let irq = OfThreadedIrq::request(
+        module,
+        c"arm,gic-v3",
+        &[0, module_parameters::threaded_spi.value(), EDGE_RISING],
+        Flags::ONESHOT,
+        c"rust_gic_bench_thr",
+        try_init!(Threaded {
+            hard: AtomicU32::new(0),
+            thread: AtomicU32::new(0),
+        }? Error),
+    )?;
+    let mut mask = CpumaskVar::new_zero(GFP_KERNEL)?;
+    mask.set(cpu1);
+    irq.set_affinity(&mask)?;
+    let h = irq.handler();
+    let round = Delta::from_millis(ms.into());
+    let rounds = work_on_cpu!(cpu1, || -> Result<KVec<(u32, i64)>> {
+        let mut v = KVec::with_capacity(reps as usize, GFP_KERNEL)?;
+        for _ in 0..reps {
+            let t0 = Instant::<Monotonic>::now();
+            let mut n = 0u32;
+            while t0.elapsed() < round {
+                let want = h.thread.load(Relaxed).wrapping_add(1);
+                irq.set_irqchip_state(ChipState::Pending, true)?;
+                // The thread (SCHED_FIFO, on this CPU) preempts this kworker when the interrupt
+                // wakes it; allow a second for it.
+                let t1 = Instant::<Monotonic>::now();
+                while h.thread.load(Relaxed) != want {
+                    if t1.elapsed() > Delta::from_secs(1) {
+                        pr_err!("threaded: interrupt {n} not handled by its thread\n");
+                        return Err(EIO);
+                    }
+                    core::hint::spin_loop();
+                }
+                n += 1;
+            }
+            v.push((n, t0.elapsed().as_nanos()), GFP_KERNEL)?;
+        }
+        Ok(v)
+    })??;
+    let total: u32 = rounds.iter().map(|r| r.0).sum();
+    if h.hard.load(Relaxed) != total || h.thread.load(Relaxed) != total {
+        pr_err!(
+            "threaded: {} hard and {} thread runs for {total} interrupts\n",
+            h.hard.load(Relaxed),
+            h.thread.load(Relaxed)
+        );
+        return Err(EIO);
+    }
+    let mut per_s = KVec::with_capacity(rounds.len(), GFP_KERNEL)?;
+    for (n, ns) in rounds.iter() {
+        per_s.push(i64::from(*n) * 1_000_000_000 / (*ns).max(1), GFP_KERNEL)?;
+    }
+    per_s.sort_unstable();
+    let (median, slowest, fastest) = match (per_s.get(per_s.len() / 2), per_s.first(), per_s.last())
+    {
+        (Some(m), Some(s), Some(f)) => (*m, *s, *f),
+        _ => return Err(EINVAL),
+    };
+    let ns_per_irq = 1_000_000_000 / median.max(1);
+    pr_info!(
+        "threaded irqs_per_s median={median} min={slowest} max={fastest} ns_per_irq={ns_per_irq} \
+         interrupts={total} rounds={reps} ms={ms}\n"
+    );
+    pr_info!("threaded done: every interrupt handled once by its thread\n");
+    Ok(())
 }
 
 /// The fastest of `reps` rounds of `round` (which does `iters` iterations and returns whether
@@ -175,6 +291,11 @@ impl kernel::Module for GicBench {
             return Ok(Self);
         }
         measure(module).inspect_err(|e| pr_err!("failed: {e:?}\n"))?;
+        let ms = module_parameters::threaded_ms.value();
+        if ms != 0 {
+            threaded(module, ms, module_parameters::reps.value())
+                .inspect_err(|e| pr_err!("threaded: failed: {e:?}\n"))?;
+        }
         Ok(Self)
     }
 }

@@ -80,6 +80,9 @@ for target in "$@"; do
 			# A short round of the GICv3 benchmark sample: SGIs to self and injected SPIs,
 			# every SPI counted by its handler.
 			append="$append irqchip.gicv3=$impl rust_gic_bench.run=1 rust_gic_bench.iters=50 rust_gic_bench.reps=2"
+			# And its threaded benchmark: a ONESHOT threaded SPI on CPU1, 2 rounds of 50 ms,
+			# every interrupt handled once by its thread (the strict flow on the Rust driver).
+			append="$append rust_gic_bench.threaded_ms=50"
 			# The Rust driver boots with threadirqs: every device handler is then a ONESHOT
 			# thread, the SPIs' ones on the strict flow (masked by their active state).
 			if [ "$impl" = rust ]; then

@@ -210,6 +210,11 @@ def main():
               f"sgi {m.group(1)} ns, spi {m.group(2)} ns" if m else "no line")
         check("GICv3 bench sample: every injected SPI handled once",
               "rust_gic_bench: done: nothing lost or duplicated" in log)
+        m = re.search(r"rust_gic_bench: threaded irqs_per_s median=(\d+) .* interrupts=(\d+)", log)
+        check("GICv3 bench sample, threaded ONESHOT SPI on CPU1: every interrupt handled once by "
+              "its thread", bool(m) and int(m.group(2)) > 0 and
+              "rust_gic_bench: threaded done: every interrupt handled once by its thread" in log,
+              f"{m.group(2)} interrupts, {m.group(1)}/s" if m else "no line")
 
         ncpu = max(len(v[2]) for v in b.values())
 

@@ -1668,10 +1668,94 @@ impl<T: crate::irq::Handler + 'static> OfIrq<T> {
     /// Any context but NMI (takes the descriptor lock). Returns the chip's error, e.g. `EINVAL`
     /// for a state it does not have.
     pub fn set_irqchip_state(&self, which: crate::irq::ChipState, val: bool) -> Result {
-        // SAFETY: `self.mapping.virq` is mapped (invariant of `OfMapping`).
-        to_result(unsafe {
-            bindings::irq_set_irqchip_state(self.mapping.virq, which.as_raw(), val)
+        self.mapping.set_irqchip_state(which, val)
+    }
+
+    /// Sets the interrupt's affinity (`irq_set_affinity()`).
+    ///
+    /// Process context. Returns the error of `irq_set_affinity()` (`EINVAL` for a mask without
+    /// an online CPU).
+    pub fn set_affinity(&self, mask: &crate::cpumask::Cpumask) -> Result {
+        self.mapping.set_affinity(mask)
+    }
+}
+
+#[cfg(CONFIG_OF)]
+impl OfMapping {
+    fn set_irqchip_state(&self, which: crate::irq::ChipState, val: bool) -> Result {
+        // SAFETY: `self.virq` is mapped (type invariant).
+        to_result(unsafe { bindings::irq_set_irqchip_state(self.virq, which.as_raw(), val) })
+    }
+
+    fn set_affinity(&self, mask: &crate::cpumask::Cpumask) -> Result {
+        crate::task::might_sleep();
+        // SAFETY: `self.virq` is mapped (type invariant); `mask` is a valid cpumask.
+        to_result(unsafe { bindings::irq_set_affinity(self.virq, mask.as_raw()) })
+    }
+}
+
+/// An interrupt of a device-tree interrupt controller requested with a threaded handler: as
+/// [`OfIrq`], with `request_threaded_irq()` (a `ONESHOT` one for a benchmark of the threaded
+/// path, say). Dropping it frees the handler, which waits for its thread, and disposes of the
+/// mapping.
+#[cfg(CONFIG_OF)]
+pub struct OfThreadedIrq<T: crate::irq::ThreadedHandler + 'static> {
+    // Field order is drop order, as for `OfIrq`.
+    reg: Pin<KBox<crate::irq::ThreadedRegistration<'static, T>>>,
+    mapping: OfMapping,
+    _owner: ModuleRef,
+}
+
+#[cfg(CONFIG_OF)]
+impl<T: crate::irq::ThreadedHandler + 'static> OfThreadedIrq<T> {
+    /// As [`OfIrq::request`], with a threaded handler (`request_threaded_irq()`).
+    ///
+    /// Process context. Returns what [`OfIrq::request`] returns.
+    pub fn request(
+        module: &'static crate::ThisModule,
+        compatible: &CStr,
+        params: &[u32],
+        flags: crate::irq::Flags,
+        name: &'static CStr,
+        handler: impl PinInit<T, Error> + 'static,
+    ) -> Result<Self> {
+        crate::task::might_sleep();
+        let owner = ModuleRef::get(module)?;
+        let mapping = OfMapping::new(compatible, params)?;
+        // SAFETY: As in `OfIrq::request`: `mapping.virq` stays mapped until `mapping` drops,
+        // after the registration.
+        let request = unsafe { IrqRequest::from_virq(mapping.virq) };
+        // SAFETY: As in `OfIrq::request`: the registration lives in a box owned by `Self`, and
+        // leaks with it.
+        let reg = KBox::pin_init(
+            unsafe { crate::irq::ThreadedRegistration::new(request, flags, name, handler) },
+            GFP_KERNEL,
+        )?;
+        Ok(Self {
+            reg,
+            mapping,
+            _owner: owner,
         })
+    }
+
+    /// Returns the Linux interrupt number (virq).
+    pub fn irq(&self) -> u32 {
+        self.mapping.virq
+    }
+
+    /// Returns the handler.
+    pub fn handler(&self) -> &T {
+        self.reg.handler()
+    }
+
+    /// As [`OfIrq::set_irqchip_state`].
+    pub fn set_irqchip_state(&self, which: crate::irq::ChipState, val: bool) -> Result {
+        self.mapping.set_irqchip_state(which, val)
+    }
+
+    /// As [`OfIrq::set_affinity`].
+    pub fn set_affinity(&self, mask: &crate::cpumask::Cpumask) -> Result {
+        self.mapping.set_affinity(mask)
     }
 }
 
