@@ -670,7 +670,7 @@ mod tests {
     impl DomainOps for HierParent {
         fn translate(&self, spec: &FwSpec) -> Result<(usize, TriggerType)> {
             match spec.params() {
-                [hwirq] if (*hwirq as usize) < NR_LINES => Ok((*hwirq as usize, TriggerType::None)),
+                [hwirq] if (*hwirq as usize) < NR_ALL => Ok((*hwirq as usize, TriggerType::None)),
                 _ => Err(EINVAL),
             }
         }
@@ -684,7 +684,15 @@ mod tests {
         ) -> Result {
             let (hwirq, _) = self.translate(spec)?;
             for i in 0..nr {
-                alloc.set_info::<ParentChip>(virq + i, hwirq + i as usize, FlowHandler::FastEoi)?;
+                let hw = hwirq + i as usize;
+                // Lines 40..48 as on the flat controller: the Rust fasteoi flow, masked by
+                // their active state (the GIC's shape under a GPC-like child).
+                if STRICT.contains(&hw) {
+                    alloc.set_info::<ParentChip>(virq + i, hw, FlowHandler::RustFastEoi)?;
+                    alloc.set_masked_by_active(virq + i)?;
+                } else {
+                    alloc.set_info::<ParentChip>(virq + i, hw, FlowHandler::FastEoi)?;
+                }
             }
             Ok(())
         }
@@ -1672,6 +1680,123 @@ mod tests {
         assert_eq!(count(&log, 16 + OP_EOI), 1);
         assert_eq!(log.last(), Some(&(16 + OP_UNMASK)));
         assert_eq!(domain.data().active[46].load(Relaxed), 0);
+        Ok(())
+    }
+
+    /// The top of a hierarchy shaped like the i.MX GPC's under a GIC: its chip `C` has no
+    /// `irq_ack` and no `irq_mask`/`irq_unmask`; the flow is the parent level's. Line `n` sits
+    /// on parent line `n + 16`.
+    struct GpcChild<C>(SoftIrqc, core::marker::PhantomData<fn() -> C>);
+
+    impl<C> AsRef<SoftIrqc> for GpcChild<C> {
+        fn as_ref(&self) -> &SoftIrqc {
+            &self.0
+        }
+    }
+
+    /// A GPC-like chip that only forwards the EOI to the parent.
+    struct GpcEoiChip;
+
+    #[vtable]
+    impl Chip for GpcEoiChip {
+        type Data = GpcChild<GpcEoiChip>;
+        const NAME: &'static CStr = c"soft-gpc";
+
+        fn eoi(c: &GpcChild<GpcEoiChip>, d: &IrqData) {
+            record(c.0.ev(OP_EOI));
+            let _ = d.eoi_parent();
+        }
+    }
+
+    /// A GPC-like chip without any callback.
+    struct GpcBareChip;
+
+    #[vtable]
+    impl Chip for GpcBareChip {
+        type Data = GpcChild<GpcBareChip>;
+        const NAME: &'static CStr = c"soft-gpc-bare";
+    }
+
+    #[vtable]
+    impl<C: Chip<Data = GpcChild<C>> + 'static> DomainOps for GpcChild<C> {
+        fn translate(&self, spec: &FwSpec) -> Result<(usize, TriggerType)> {
+            match spec.params() {
+                [hwirq] if (*hwirq as usize) < 32 => Ok((*hwirq as usize, TriggerType::None)),
+                _ => Err(EINVAL),
+            }
+        }
+
+        fn alloc(
+            &self,
+            alloc: &crate::irq::Allocator<'_, Self>,
+            virq: u32,
+            nr: u32,
+            spec: &FwSpec,
+        ) -> Result {
+            let (hwirq, _) = self.translate(spec)?;
+            alloc.alloc_parent(virq, nr, &[hwirq as u32 + 16])?;
+            for i in 0..nr {
+                alloc.set_hwirq_and_chip::<C>(virq + i, hwirq + i as usize)?;
+            }
+            Ok(())
+        }
+    }
+
+    /// Strict flow under a GPC-shaped top chip: with only an EOI that forwards, the interrupt
+    /// is left unmasked and deactivated once after its thread (no call through the missing
+    /// `irq_ack`/`irq_mask`); with no callback at all, the flow falls back to fasteoi and calls
+    /// nothing. No oops either way.
+    #[test]
+    fn strict_under_gpc_shaped_top_chip() -> Result {
+        let parent = Domain::new_tree(
+            c"rust-soft-gic",
+            NR_ALL,
+            Ok::<_, Error>(HierParent(SoftIrqc::new(2))),
+        )?;
+        let gpc = Domain::new_hierarchy(
+            c"rust-soft-gpc",
+            &parent,
+            32,
+            Ok::<_, Error>(GpcChild::<GpcEoiChip>(
+                SoftIrqc::new(3),
+                core::marker::PhantomData,
+            )),
+        )?;
+        let m = gpc.create_fwspec_mapping(&[25])?;
+        assert_eq!(parent.find_mapping(41), Some(m.irq()));
+        let reg = request_gated(&m, Flags::TRIGGER_NONE, false, false, 0)?;
+        reset_log();
+        // Delivered as the GIC would: the parent line is acknowledged (active), then the flow.
+        parent.data().0.active[41].store(1, Relaxed);
+        gpc.handle_irq_safe(25)?;
+        reg.handler().entered.wait_for_completion();
+        reg.synchronize();
+        assert_eq!(
+            &log()[..],
+            &[HARD, THREAD, 3 * 16 + OP_EOI, 2 * 16 + OP_EOI]
+        );
+        assert_eq!(parent.data().0.active[41].load(Relaxed), 0);
+        drop(reg);
+        drop(m);
+
+        let bare = Domain::new_hierarchy(
+            c"rust-soft-gpc-bare",
+            &parent,
+            32,
+            Ok::<_, Error>(GpcChild::<GpcBareChip>(
+                SoftIrqc::new(4),
+                core::marker::PhantomData,
+            )),
+        )?;
+        let m = bare.create_fwspec_mapping(&[26])?;
+        let reg = request_gated(&m, Flags::TRIGGER_NONE, false, false, 0)?;
+        reset_log();
+        bare.handle_irq_safe(26)?;
+        reg.handler().entered.wait_for_completion();
+        reg.synchronize();
+        // No chip callback to call: only the handler and its thread ran.
+        assert_eq!(&log()[..], &[HARD, THREAD]);
+        assert_eq!(reg.handler().thread.load(Relaxed), 1);
         Ok(())
     }
 }
