@@ -149,9 +149,12 @@ __rust_helper void rust_helper_irq_flow_percpu_randomness(struct irq_desc *desc)
 		add_interrupt_randomness(irq_desc_get_irq(desc));
 }
 
+/* irq_can_handle_pm() of kernel/irq/chip.c: its fast path inline, the rest out of line. */
 __rust_helper bool rust_helper_irq_flow_can_handle_pm(struct irq_desc *desc)
 {
-	return irq_can_handle_pm(desc);
+	if (likely(!irqd_has_set(&desc->irq_data, IRQD_IRQ_INPROGRESS | IRQD_WAKEUP_ARMED)))
+		return true;
+	return irq_flow_can_handle_pm(desc);
 }
 
 __rust_helper bool rust_helper_irq_flow_needs_resend(struct irq_desc *desc)
