@@ -1632,19 +1632,16 @@ impl<T: crate::irq::Handler + 'static> OfIrq<T> {
         name: &'static CStr,
         handler: impl PinInit<T, Error> + 'static,
     ) -> Result<Self> {
-        crate::task::might_sleep();
-        let owner = ModuleRef::get(module)?;
-        let mapping = OfMapping::new(compatible, params)?;
-        // SAFETY: `mapping.virq` stays mapped until `mapping` drops, after the registration
-        // (field order), so the request is valid for the registration's lifetime.
-        let request = unsafe { IrqRequest::from_virq(mapping.virq) };
-        // SAFETY: The registration is never forgotten apart from `Self`: it lives in a box owned
-        // by `Self`, and if `Self` is forgotten, the box leaks with it, keeping the interrupt
-        // mapped, the handler (`'static`) valid and the module of its code and `name` loaded.
-        let reg = KBox::pin_init(
-            unsafe { crate::irq::Registration::new(request, flags, name, handler) },
-            GFP_KERNEL,
-        )?;
+        let (reg, mapping, owner) = OfMapping::request(module, compatible, params, |request| {
+            // SAFETY: The registration is never forgotten apart from `Self`: it lives in a box
+            // owned by `Self`, and if `Self` is forgotten, the box leaks with it, keeping the
+            // interrupt mapped, the handler (`'static`) valid and the module of its code and
+            // `name` loaded.
+            KBox::pin_init(
+                unsafe { crate::irq::Registration::new(request, flags, name, handler) },
+                GFP_KERNEL,
+            )
+        })?;
         Ok(Self {
             reg,
             mapping,
@@ -1682,6 +1679,24 @@ impl<T: crate::irq::Handler + 'static> OfIrq<T> {
 
 #[cfg(CONFIG_OF)]
 impl OfMapping {
+    /// Takes a reference on `module`, maps the interrupt (see [`OfIrq::request`]) and makes its
+    /// registration with `register`; the caller keeps the three in this order, so that the
+    /// registration drops first, then the mapping, then the module reference.
+    fn request<R>(
+        module: &'static crate::ThisModule,
+        compatible: &CStr,
+        params: &[u32],
+        register: impl FnOnce(IrqRequest<'static>) -> Result<Pin<KBox<R>>>,
+    ) -> Result<(Pin<KBox<R>>, Self, ModuleRef)> {
+        crate::task::might_sleep();
+        let owner = ModuleRef::get(module)?;
+        let mapping = Self::new(compatible, params)?;
+        // SAFETY: `mapping.virq` stays mapped until `mapping` drops, after the registration (the
+        // callers' field order), so the request is valid for the registration's lifetime.
+        let request = unsafe { IrqRequest::from_virq(mapping.virq) };
+        Ok((register(request)?, mapping, owner))
+    }
+
     fn set_irqchip_state(&self, which: crate::irq::ChipState, val: bool) -> Result {
         // SAFETY: `self.virq` is mapped (type invariant).
         to_result(unsafe { bindings::irq_set_irqchip_state(self.virq, which.as_raw(), val) })
@@ -1719,18 +1734,14 @@ impl<T: crate::irq::ThreadedHandler + 'static> OfThreadedIrq<T> {
         name: &'static CStr,
         handler: impl PinInit<T, Error> + 'static,
     ) -> Result<Self> {
-        crate::task::might_sleep();
-        let owner = ModuleRef::get(module)?;
-        let mapping = OfMapping::new(compatible, params)?;
-        // SAFETY: As in `OfIrq::request`: `mapping.virq` stays mapped until `mapping` drops,
-        // after the registration.
-        let request = unsafe { IrqRequest::from_virq(mapping.virq) };
-        // SAFETY: As in `OfIrq::request`: the registration lives in a box owned by `Self`, and
-        // leaks with it.
-        let reg = KBox::pin_init(
-            unsafe { crate::irq::ThreadedRegistration::new(request, flags, name, handler) },
-            GFP_KERNEL,
-        )?;
+        let (reg, mapping, owner) = OfMapping::request(module, compatible, params, |request| {
+            // SAFETY: As in `OfIrq::request`: the registration lives in a box owned by `Self`,
+            // and leaks with it.
+            KBox::pin_init(
+                unsafe { crate::irq::ThreadedRegistration::new(request, flags, name, handler) },
+                GFP_KERNEL,
+            )
+        })?;
         Ok(Self {
             reg,
             mapping,

@@ -440,36 +440,40 @@ mod tests {
         Ok(())
     }
 
+    /// A ONESHOT threaded interrupt on the C fasteoi (line 19) and, the same chip calls, on the
+    /// Rust fasteoi without the active-state model (line 35).
     #[test]
     fn threaded_oneshot_fasteoi() -> Result {
-        let domain = soft_domain(1)?;
-        let m = domain.create_mapping(19)?;
-        // SAFETY: Dropped at the end of the test, never leaked.
-        let reg = KBox::pin_init(
-            unsafe {
-                ThreadedRegistration::new(
-                    m.request(),
-                    Flags::ONESHOT,
-                    c"rust-1shot",
-                    Threaded::new(),
-                )
-            },
-            GFP_KERNEL,
-        )?;
-        reset_log();
-        raise(&domain, 19)?;
-        reg.handler().done.wait_for_completion();
-        // Waits for the thread to finish, including the final unmask of the ONESHOT line.
-        reg.synchronize();
-        assert_eq!(reg.handler().hard.load(Relaxed), 1);
-        assert_eq!(reg.handler().thread.load(Relaxed), 1);
-        // The line is masked before the handler and unmasked after the thread; the EOI comes
-        // right after the hard handler, while the thread may already run on the other CPU.
-        let log = log();
-        assert_eq!(log.len(), 5);
-        assert_eq!(&log[..2], &[16 + OP_MASK, HARD]);
-        assert!(log[2..4] == [16 + OP_EOI, THREAD] || log[2..4] == [THREAD, 16 + OP_EOI]);
-        assert_eq!(log[4], 16 + OP_UNMASK);
+        for hwirq in [19, 35] {
+            let domain = soft_domain(1)?;
+            let m = domain.create_mapping(hwirq)?;
+            // SAFETY: Dropped at the end of the iteration, never leaked.
+            let reg = KBox::pin_init(
+                unsafe {
+                    ThreadedRegistration::new(
+                        m.request(),
+                        Flags::ONESHOT,
+                        c"rust-1shot",
+                        Threaded::new(),
+                    )
+                },
+                GFP_KERNEL,
+            )?;
+            reset_log();
+            raise(&domain, hwirq)?;
+            reg.handler().done.wait_for_completion();
+            // Waits for the thread to finish, including the final unmask of the ONESHOT line.
+            reg.synchronize();
+            assert_eq!(reg.handler().hard.load(Relaxed), 1);
+            assert_eq!(reg.handler().thread.load(Relaxed), 1);
+            // The line is masked before the handler and unmasked after the thread; the EOI comes
+            // right after the hard handler, while the thread may already run on the other CPU.
+            let log = log();
+            assert_eq!(log.len(), 5);
+            assert_eq!(&log[..2], &[16 + OP_MASK, HARD]);
+            assert!(log[2..4] == [16 + OP_EOI, THREAD] || log[2..4] == [THREAD, 16 + OP_EOI]);
+            assert_eq!(log[4], 16 + OP_UNMASK);
+        }
         Ok(())
     }
 
@@ -1417,36 +1421,6 @@ mod tests {
             assert_eq!(kstat(m.irq()) - before, 5);
             drop(reg);
         }
-        Ok(())
-    }
-
-    /// A ONESHOT threaded interrupt on the Rust fasteoi flow without the active-state model
-    /// (line 35) is masked and unmasked exactly as on the C flow (`threaded_oneshot_fasteoi`).
-    #[test]
-    fn rust_fasteoi_threaded_oneshot_masks() -> Result {
-        let domain = soft_domain(1)?;
-        let m = domain.create_mapping(35)?;
-        // SAFETY: Dropped at the end of the test, never leaked.
-        let reg = KBox::pin_init(
-            unsafe {
-                ThreadedRegistration::new(
-                    m.request(),
-                    Flags::ONESHOT,
-                    c"rust-1shot",
-                    Threaded::new(),
-                )
-            },
-            GFP_KERNEL,
-        )?;
-        reset_log();
-        raise(&domain, 35)?;
-        reg.handler().done.wait_for_completion();
-        reg.synchronize();
-        let log = log();
-        assert_eq!(log.len(), 5);
-        assert_eq!(&log[..2], &[16 + OP_MASK, HARD]);
-        assert!(log[2..4] == [16 + OP_EOI, THREAD] || log[2..4] == [THREAD, 16 + OP_EOI]);
-        assert_eq!(log[4], 16 + OP_UNMASK);
         Ok(())
     }
 
