@@ -68,7 +68,7 @@ early_param("irqchip.gicv3", gicv3_select);
  * ONESHOT interrupts masked by their active state until their threads are done, "fasteoi" masks
  * them at the distributor as handle_fasteoi_irq() does.
  */
-static bool gicv3_strict_flow __initdata = true;
+static bool gicv3_strict_flow __ro_after_init = true;
 
 static int __init gicv3_flow_select(char *buf)
 {
@@ -102,7 +102,8 @@ bool gic_v3_rust_hyp_mode_available(void)
 	return is_hyp_mode_available();
 }
 
-bool __init gic_v3_rust_strict_flow(void)
+/* Not __init: the Rust driver's init code, which calls it, is not in .init.text. */
+bool gic_v3_rust_strict_flow(void)
 {
 	return gicv3_strict_flow;
 }

@@ -203,8 +203,8 @@ pub(crate) struct Gic {
     redists: KVec<Option<Redist>>,
     /// EOImode=1: the root handler drops the priority, `irq_eoi` deactivates.
     split_eoi: bool,
-    /// The strict flow (`irqchip.gicv3_flow=strict`, the default): SGIs, PPIs and SPIs are
-    /// marked masked by their active state in EOImode=1.
+    /// The strict flow (`irqchip.gicv3_flow=strict`, the default): SPIs are marked masked by
+    /// their active state in EOImode=1.
     strict_flow: bool,
     /// Interrupt IDs below this are implemented SGIs, PPIs and SPIs (at most 1020).
     nr_lines: usize,
@@ -328,11 +328,13 @@ fn flow_of(range: Range) -> FlowHandler {
 
 /// Whether an interrupt of `range` is masked by its active state between the priority drop and
 /// the deactivate, so that the fasteoi flow may leave it unmasked for its threads (the strict
-/// flow): SGIs, PPIs and SPIs have an active state, LPIs have none; and only in EOImode=1, where
-/// `irq_eoi` deactivates without dropping the priority (in EOImode=0 it does both, and must run
-/// on the CPU that took the interrupt, right away).
+/// flow): SPIs, whose one active state any CPU may deactivate; not LPIs, which have none, nor
+/// SGIs and PPIs, whose active state is banked per CPU (a thread on another CPU would deactivate
+/// the wrong copy) and whose per-CPU flow never defers; and only in EOImode=1, where `irq_eoi`
+/// deactivates without dropping the priority (in EOImode=0 it does both, and must run on the
+/// CPU that took the interrupt, right away).
 fn masked_by_active(range: Range, split_eoi: bool) -> bool {
-    split_eoi && range != Range::Lpi
+    split_eoi && range == Range::Spi
 }
 
 /// Routes SPI `hwirq` to the CPU of affinity `aff` (`gic_write_irouter()`, a 64-bit relaxed
@@ -845,10 +847,14 @@ impl Chip for GicEoimode1Chip {
     }
 
     /// `gic_irq_set_vcpu_affinity()`: a PPI or SPI forwarded to a vCPU (the guest deactivates
-    /// it); `EINVAL` for an SGI.
-    fn set_vcpu_affinity(_gic: &Gic, d: &IrqData, vcpu: VcpuInfo) -> Result {
+    /// it); `EINVAL` for an SGI, `EBUSY` while the strict flow has deferred its deactivate to
+    /// its threads (forwarded, the deferred `eoi` would skip it and leave it active for good).
+    fn set_vcpu_affinity(_gic: &Gic, d: &LockedIrqData, vcpu: VcpuInfo) -> Result {
         if range_of(d.hwirq()) == Some(Range::Sgi) {
             return Err(EINVAL);
+        }
+        if d.is_eoi_deferred() {
+            return Err(EBUSY);
         }
         d.set_forwarded_to_vcpu(!vcpu.as_raw().is_null());
         Ok(())
@@ -1325,13 +1331,14 @@ mod tests {
         assert!(flow_of(Range::Ppi) == FlowHandler::RustPercpuDevid);
         assert!(flow_of(Range::Spi) == FlowHandler::RustFastEoi);
         assert!(flow_of(Range::Lpi) == FlowHandler::RustFastEoi);
-        // Masked by the active state: never an LPI, never in EOImode=0.
-        for range in [Range::Sgi, Range::Ppi, Range::Spi] {
-            assert!(masked_by_active(range, true));
+        // Masked by the active state: SPIs in EOImode=1 only.
+        assert!(masked_by_active(Range::Spi, true));
+        for range in [Range::Sgi, Range::Ppi, Range::Spi, Range::Lpi] {
             assert!(!masked_by_active(range, false));
         }
-        assert!(!masked_by_active(Range::Lpi, true));
-        assert!(!masked_by_active(Range::Lpi, false));
+        for range in [Range::Sgi, Range::Ppi, Range::Lpi] {
+            assert!(!masked_by_active(range, true));
+        }
     }
 
     #[test]

@@ -184,14 +184,26 @@ __rust_helper void rust_helper_irq_flow_cond_eoi(struct irq_desc *desc)
 /*
  * Whether the flow may leave a ONESHOT interrupt unmasked and active for its threads: the
  * interrupt is masked by its active state, not forwarded to a vCPU (whose guest deactivates it),
- * and its top chip has the irq_eoi() that irq_finalize_oneshot() will call.
+ * every level above the one that said so only forwards the EOI (irq_chip_eoi_parent(): a child
+ * level's own irq_eoi() may do work, such as clearing a latched edge, that must not wait for the
+ * threads), and its chip has the irq_eoi() that irq_finalize_oneshot() will call.
  */
 __rust_helper bool rust_helper_irq_flow_masked_by_active(struct irq_desc *desc)
 {
 	struct irq_data *d = &desc->irq_data;
 
+#ifdef CONFIG_IRQ_DOMAIN_HIERARCHY
+	for (struct irq_data *l = d; l->parent_data; l = l->parent_data)
+		if (l->chip->irq_eoi != irq_chip_eoi_parent)
+			return false;
+#endif
 	return irqd_is_masked_by_active(d) && !irqd_is_forwarded_to_vcpu(d) &&
 	       d->chip->irq_eoi;
+}
+
+__rust_helper bool rust_helper_irq_data_eoi_deferred(struct irq_data *d)
+{
+	return irq_data_to_desc(d)->istate & IRQS_EOI_DEFERRED;
 }
 
 __rust_helper void rust_helper_irq_flow_ack_if_any(struct irq_desc *desc)

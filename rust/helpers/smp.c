@@ -21,7 +21,12 @@ __rust_helper bool rust_helper_in_hardirq(void)
 	return in_hardirq();
 }
 
-__rust_helper bool rust_helper_in_idle_task(void)
+__rust_helper bool rust_helper_in_task(void)
+{
+	return in_task();
+}
+
+__rust_helper bool rust_helper_is_idle_task_current(void)
 {
 	return is_idle_task(current);
 }

@@ -2,6 +2,11 @@
 
 //! Inter-processor interrupts and cross-CPU function calls.
 //!
+//! The functions a call runs on another CPU run in hard-IRQ context there, with interrupts
+//! disabled: they must be short, must not sleep, and must not take a lock that is taken
+//! elsewhere with interrupts enabled, nor one that the calling task holds while it waits for
+//! the call (the target would spin on it forever).
+//!
 //! C header: [`include/linux/smp.h`](srctree/include/linux/smp.h)
 
 use crate::{
@@ -10,14 +15,18 @@ use crate::{
     cpumask::Cpumask,
     error::to_result,
     ffi::c_void,
-    prelude::*, //
+    interrupt::local_interrupt_disable,
+    prelude::*,
+    ThisModule, //
 };
 
-/// Refuses a cross-CPU call from a context with interrupts disabled, which C would warn about
-/// (and which can deadlock: the target may be waiting for this CPU).
-fn check_irqs_enabled() -> Result {
-    // SAFETY: Reads this CPU's interrupt state.
-    if unsafe { bindings::irqs_disabled() } {
+/// Refuses a cross-CPU call from anything but a task with interrupts enabled, which C would warn
+/// about (`WARN_ON_ONCE(!in_task())` and `irqs_disabled()` in `kernel/smp.c`): from a softirq or
+/// an interrupt, the call could interrupt a task of this CPU between queueing its own call and
+/// sending the IPI, or in the middle of using the per-CPU call data, and wait or spin forever.
+fn check_context() -> Result {
+    // SAFETY: Reads this CPU's preempt count and interrupt state; no other effect.
+    if unsafe { !bindings::in_task() || bindings::irqs_disabled() } {
         return Err(EINVAL);
     }
     Ok(())
@@ -30,7 +39,7 @@ fn check_irqs_enabled() -> Result {
 /// from the caller, since the call returns only after `f` has run; it is `Send`, as it runs on
 /// another CPU.
 ///
-/// Process context with interrupts enabled (`EINVAL` otherwise). Returns `ENXIO` if `cpu` is
+/// Task context with interrupts enabled (`EINVAL` otherwise). Returns `ENXIO` if `cpu` is
 /// offline (`f` is then dropped without running).
 ///
 /// # Examples
@@ -40,9 +49,9 @@ fn check_irqs_enabled() -> Result {
 /// use kernel::{cpu::CpuId, smp};
 ///
 /// let ran_on = AtomicU32::new(u32::MAX);
-/// let cpu0 = CpuId::from_u32(0).ok_or(EINVAL)?;
-/// smp::call_on(cpu0, || ran_on.store(CpuId::current().as_u32(), Relaxed))?;
-/// assert_eq!(ran_on.load(Relaxed), 0);
+/// let cpu = CpuId::current();
+/// smp::call_on(cpu, || ran_on.store(CpuId::current().as_u32(), Relaxed))?;
+/// assert_eq!(ran_on.load(Relaxed), cpu.as_u32());
 /// # Ok::<(), Error>(())
 /// ```
 pub fn call_on<F: FnOnce() + Send>(cpu: CpuId, f: F) -> Result {
@@ -59,7 +68,7 @@ pub fn call_on<F: FnOnce() + Send>(cpu: CpuId, f: F) -> Result {
             f();
         }
     }
-    check_irqs_enabled()?;
+    check_context()?;
     let mut slot = Some(f);
     // SAFETY: `trampoline::<F>` takes the `Option<F>` that `info` points to; with `wait`, the C
     // function returns only after it ran (or without queueing it, on error), so `slot` outlives
@@ -74,23 +83,50 @@ pub fn call_on<F: FnOnce() + Send>(cpu: CpuId, f: F) -> Result {
     })
 }
 
+/// A function queued by [`call_on_nowait`], as the non-generic trampoline calls it.
+trait Queued: Send {
+    fn call(&mut self);
+}
+
+impl<F: FnOnce() + Send> Queued for Option<F> {
+    fn call(&mut self) {
+        if let Some(f) = self.take() {
+            f();
+        }
+    }
+}
+
+/// A queued call and the module whose code it runs.
+struct QueuedCall {
+    module: *mut bindings::module,
+    f: KBox<dyn Queued>,
+}
+
 /// Runs `f` on `cpu` without waiting for it (`smp_call_function_single(..., wait = false)`).
 ///
 /// As [`call_on`], but the call returns once `f` is queued (or has run, on the current CPU):
-/// `f` owns what it uses (`'static`), boxed until it runs and dropped after it, on `cpu`.
+/// `f` owns what it uses (`'static`), boxed until it runs and dropped right after it, in
+/// hard-IRQ context on `cpu` (so its captures must be droppable there). `module`, the owner of
+/// `f`'s code, is pinned (`try_module_get()`) until `f` has run and been dropped, so that it
+/// cannot be unloaded with the call still queued; the trampoline that runs `f` and then drops
+/// the module reference is the kernel's own code. A module whose `init` fails must itself wait
+/// for the calls it queued: the loader frees it whatever its reference count.
 ///
-/// Process context with interrupts enabled (`EINVAL` otherwise). Returns `ENXIO` if `cpu` is
-/// offline (`f` is then dropped without running) and `ENOMEM`.
+/// Task context with interrupts enabled (`EINVAL` otherwise). Returns `ENXIO` if `cpu` is
+/// offline (`f` is then dropped without running), `ENODEV` if `module` is going away, `ENOMEM`,
+/// and `EOPNOTSUPP` on `PREEMPT_RT`, where freeing memory in hard-IRQ context is not allowed.
 ///
 /// # Examples
 ///
 /// ```
 /// use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
-/// use kernel::{cpu::CpuId, smp, sync::Arc, time::{delay::fsleep, Delta}};
+/// use kernel::{cpu::CpuId, module::BuiltIn, smp, sync::Arc, time::{delay::fsleep, Delta}};
+/// use kernel::ModuleMetadata;
 ///
 /// let runs = Arc::new(AtomicU32::new(0), GFP_KERNEL)?;
 /// let r = runs.clone();
-/// smp::call_on_nowait(CpuId::from_u32(0).ok_or(EINVAL)?, move || {
+/// # if cfg!(CONFIG_PREEMPT_RT) { return Ok(()); }
+/// smp::call_on_nowait(&BuiltIn::THIS_MODULE, CpuId::current(), move || {
 ///     r.fetch_add(1, Relaxed);
 /// })?;
 /// // It runs soon (the target takes waiting calls before queued asynchronous ones).
@@ -103,42 +139,72 @@ pub fn call_on<F: FnOnce() + Send>(cpu: CpuId, f: F) -> Result {
 /// assert_eq!(runs.load(Relaxed), 1);
 /// # Ok::<(), Error>(())
 /// ```
-pub fn call_on_nowait<F: FnOnce() + Send + 'static>(cpu: CpuId, f: F) -> Result {
-    /// Runs and frees the boxed `F` at `info`.
+pub fn call_on_nowait<F: FnOnce() + Send + 'static>(
+    module: &'static ThisModule,
+    cpu: CpuId,
+    f: F,
+) -> Result {
+    /// Runs and frees the [`QueuedCall`] at `info`, then drops its module reference.
     ///
     /// # Safety
     ///
-    /// `info` is a `KBox<F>` leaked with `KBox::into_raw`, owned by this call.
-    unsafe extern "C" fn trampoline<F: FnOnce()>(info: *mut c_void) {
+    /// `info` is a `KBox<QueuedCall>` leaked with `KBox::into_raw`, owned by this call, whose
+    /// `module` reference was taken for it.
+    unsafe extern "C" fn trampoline(info: *mut c_void) {
         // SAFETY: `info` is the box `call_on_nowait` leaked for this call, which runs once.
-        let f = unsafe { KBox::from_raw(info.cast::<F>()) };
-        KBox::into_inner(f)();
+        let q = KBox::into_inner(unsafe { KBox::from_raw(info.cast::<QueuedCall>()) });
+        let QueuedCall { module, mut f } = q;
+        f.call();
+        // The module's code drops its closure; the module may go once that has returned.
+        drop(f);
+        // SAFETY: The reference `call_on_nowait` took for this call.
+        unsafe { bindings::module_put(module) };
     }
-    check_irqs_enabled()?;
-    let f = KBox::into_raw(KBox::new(f, GFP_KERNEL)?);
-    // SAFETY: `trampoline::<F>` takes ownership of the box `f` points to when it runs, once.
+    check_context()?;
+    if cfg!(CONFIG_PREEMPT_RT) {
+        return Err(EOPNOTSUPP);
+    }
+    let f: KBox<dyn Queued> = KBox::new(Some(f), GFP_KERNEL)?;
+    // SAFETY: `module.as_ptr()` is the module of the caller's code (or null, built in).
+    if !unsafe { bindings::try_module_get(module.as_ptr()) } {
+        return Err(ENODEV);
+    }
+    let q = match KBox::new(
+        QueuedCall {
+            module: module.as_ptr(),
+            f,
+        },
+        GFP_KERNEL,
+    ) {
+        Ok(q) => KBox::into_raw(q),
+        Err(e) => {
+            // SAFETY: Taken above, for this call.
+            unsafe { bindings::module_put(module.as_ptr()) };
+            return Err(e.into());
+        }
+    };
+    // SAFETY: `trampoline` takes ownership of the box `q` points to when it runs, once, and
+    // drops the module reference taken for it.
     let r = unsafe {
-        bindings::smp_call_function_single(
-            cpu.as_u32() as c_int,
-            Some(trampoline::<F>),
-            f.cast(),
-            false,
-        )
+        bindings::smp_call_function_single(cpu.as_u32() as c_int, Some(trampoline), q.cast(), false)
     };
     if r != 0 {
-        // SAFETY: On error the call was not queued: the box is still ours.
-        drop(unsafe { KBox::from_raw(f) });
+        // SAFETY: On error the call was not queued: the box and the module reference are ours.
+        drop(unsafe { KBox::from_raw(q) });
+        // SAFETY: As above.
+        unsafe { bindings::module_put(module.as_ptr()) };
     }
     to_result(r)
 }
 
 /// Runs `f` on every online CPU of `mask`, the current one included, and waits until all have
-/// run it (`on_each_cpu_mask(..., wait = true)`).
+/// run it (`on_each_cpu_cond_mask(NULL, ..., wait = true, mask)`, which calls
+/// `smp_call_function_many_cond()` for the other CPUs).
 ///
 /// `f` runs in hard-IRQ context on the other CPUs and with interrupts disabled here: fast, no
 /// sleeping; concurrently on several CPUs, hence `Fn` and `Sync`.
 ///
-/// Process context with interrupts enabled (`EINVAL` otherwise).
+/// Task context with interrupts enabled (`EINVAL` otherwise).
 ///
 /// # Examples
 ///
@@ -147,7 +213,7 @@ pub fn call_on_nowait<F: FnOnce() + Send + 'static>(cpu: CpuId, f: F) -> Result 
 /// use kernel::{cpu::CpuId, cpumask::CpumaskVar, smp};
 ///
 /// let mut mask = CpumaskVar::new_zero(GFP_KERNEL)?;
-/// mask.set(CpuId::from_u32(0).ok_or(EINVAL)?);
+/// mask.set(CpuId::current());
 /// let runs = AtomicU32::new(0);
 /// smp::call_on_each(&mask, &|| {
 ///     runs.fetch_add(1, Relaxed);
@@ -166,7 +232,7 @@ pub fn call_on_each<F: Fn() + Sync>(mask: &Cpumask, f: &F) -> Result {
         let f = unsafe { &*info.cast::<F>() };
         f();
     }
-    check_irqs_enabled()?;
+    check_context()?;
     // SAFETY: With `wait`, the C function returns after every run of `trampoline::<F>`, so `f`
     // outlives them; `F: Sync` allows the concurrent shared calls.
     unsafe {
@@ -195,10 +261,10 @@ pub fn call_on_each<F: Fn() + Sync>(mask: &Cpumask, f: &F) -> Result {
 ///
 /// assert!(!smp::in_hardirq());
 /// // A call to the current CPU runs right here, with interrupts disabled but not from an IPI.
-/// let cpu0 = CpuId::from_u32(0).ok_or(EINVAL)?;
-/// let by_ipi = work_on_cpu!(cpu0, || -> Result<bool> {
+/// let cpu = CpuId::current();
+/// let by_ipi = work_on_cpu!(cpu, || -> Result<bool> {
 ///     let mut by_ipi = true;
-///     smp::call_on(cpu0, || by_ipi = smp::in_hardirq())?;
+///     smp::call_on(cpu, || by_ipi = smp::in_hardirq())?;
 ///     Ok(by_ipi)
 /// })??;
 /// assert!(!by_ipi);
@@ -221,21 +287,21 @@ pub fn in_hardirq() -> bool {
 /// use kernel::smp;
 ///
 /// // A doctest runs in a task, never in the idle task.
-/// assert!(!smp::in_idle_task());
+/// assert!(!smp::is_idle_task());
 /// ```
 #[inline]
-pub fn in_idle_task() -> bool {
+pub fn is_idle_task() -> bool {
     // SAFETY: Reads the current task's flags; no other effect.
-    unsafe { bindings::in_idle_task() }
+    unsafe { bindings::is_idle_task_current() }
 }
 
 /// Sends a reschedule IPI to `cpu` (`smp_send_reschedule()`), the current CPU included: `cpu`
 /// takes the interrupt and runs `scheduler_ipi()`, which only checks whether it should
 /// schedule, so a spurious one is harmless. Benchmarks use it as an IPI to self.
 ///
-/// Process context (holds the CPU hotplug lock around the send, so that `cpu` cannot go offline
-/// meanwhile: an IPI to an offline CPU is a warning on x86). Returns `ENXIO` if `cpu` is
-/// offline.
+/// Any context: the send runs with interrupts disabled, which holds off the stop-machine step
+/// that takes a CPU offline, so `cpu` cannot go offline between the check and the send (an IPI
+/// to an offline CPU is a warning on x86). Returns `ENXIO` if `cpu` is offline.
 ///
 /// # Examples
 ///
@@ -246,23 +312,16 @@ pub fn in_idle_task() -> bool {
 /// # Ok::<(), Error>(())
 /// ```
 pub fn send_reschedule(cpu: CpuId) -> Result {
-    crate::task::might_sleep();
-    // SAFETY: Process context (checked above); paired with the unlock below.
-    unsafe { bindings::cpus_read_lock() };
-    // SAFETY: `__cpu_online_mask` is valid for the kernel's lifetime; it cannot change while the
-    // hotplug lock is held.
+    let _irqs_off = local_interrupt_disable();
+    // SAFETY: `__cpu_online_mask` is valid for the kernel's lifetime; with interrupts disabled
+    // here, no CPU can leave it meanwhile.
     let online =
         unsafe { crate::cpumask::Cpumask::from_raw(&raw const bindings::__cpu_online_mask) }
             .test(cpu);
-    if online {
-        // SAFETY: `cpu` is online and stays so while the hotplug lock is held.
-        unsafe { bindings::smp_send_reschedule(cpu.as_u32() as c_int) };
+    if !online {
+        return Err(ENXIO);
     }
-    // SAFETY: Taken above.
-    unsafe { bindings::cpus_read_unlock() };
-    if online {
-        Ok(())
-    } else {
-        Err(ENXIO)
-    }
+    // SAFETY: `cpu` is online and stays so while interrupts are disabled here.
+    unsafe { bindings::smp_send_reschedule(cpu.as_u32() as c_int) };
+    Ok(())
 }

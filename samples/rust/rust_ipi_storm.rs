@@ -4,7 +4,8 @@
 //! Blanchard's ipistorm (github.com/antonblanchard/ipistorm), on the safe [`kernel::smp`] API.
 //!
 //! A kworker bound to `src` calls an empty function on `dst` (`smp_call_function_single()`), or
-//! on every other online CPU with `many=1` (`on_each_cpu_mask()`, ipistorm's default mode),
+//! on every other online CPU with `many=1` (`on_each_cpu_cond_mask()`, which calls
+//! `smp_call_function_many_cond()`: ipistorm's default mode),
 //! `calls` times per round or for `duration_ms` per round, `rounds` rounds, waiting for each
 //! call (`wait=1`) or not, `delay_us` microseconds apart. It reports the time per call (median,
 //! fastest and slowest round, each round the sum of the calls' own times, without the delays),
@@ -12,8 +13,9 @@
 //! hard-IRQ context, or without one, when the target idled in a polling loop and the caller only
 //! set its `TIF_NEED_RESCHED` (`set_nr_if_polling()`; the function then runs from the idle
 //! task's `flush_smp_call_function_queue()`). Booted with `idle=poll`, nearly every call to an
-//! idle CPU should go without an IPI; with the default (halting) idle, nearly every call takes
-//! one. Calls whose IPI found the target running a task other than its idle task are counted
+//! idle CPU should go without an IPI; with a halting idle (QEMU's `-cpu max` without MWAIT
+//! states, as here), nearly every call takes one. Idle states that poll first (MWAIT, KVM's
+//! cpuidle-haltpoll) take calls without an IPI too. Calls whose IPI found the target running a task other than its idle task are counted
 //! apart (`by_ipi_target_busy`): they were not calls to an idle CPU. Every function run is
 //! counted: a call lost or run twice fails with `EIO`.
 //!
@@ -23,7 +25,10 @@
 
 use core::sync::atomic::{
     AtomicU32,
-    Ordering::Relaxed, //
+    Ordering::{
+        Acquire,
+        Release, //
+    },
 };
 use kernel::{
     cpu::{
@@ -100,21 +105,25 @@ static BY_IPI_BUSY: AtomicU32 = AtomicU32::new(0);
 static WITHOUT_IPI: AtomicU32 = AtomicU32::new(0);
 static RUNS_ON_DST: AtomicU32 = AtomicU32::new(0);
 
-/// The function called on the target CPU(s): counts how it came.
+/// The function called on the target CPU(s): counts how it came. The counts are released, and
+/// the last one of each run, on `dst`, is `RUNS_ON_DST`, whose acquire by the storm makes them
+/// all visible to it.
 #[inline(always)]
 fn count_run() {
     if smp::in_hardirq() {
-        BY_IPI.fetch_add(1, Relaxed);
-        if !smp::in_idle_task() {
-            BY_IPI_BUSY.fetch_add(1, Relaxed);
+        BY_IPI.fetch_add(1, Release);
+        if !smp::is_idle_task() {
+            BY_IPI_BUSY.fetch_add(1, Release);
         }
     } else {
-        WITHOUT_IPI.fetch_add(1, Relaxed);
+        WITHOUT_IPI.fetch_add(1, Release);
     }
 }
 
 /// What a storm is asked to do, checked.
 struct Params {
+    /// The owner of the functions queued without waiting.
+    module: &'static ThisModule,
     src: CpuId,
     /// The target of single calls; `None` with `many`.
     dst: Option<CpuId>,
@@ -127,7 +136,7 @@ struct Params {
 
 impl Params {
     /// The module parameters, or `EINVAL` for an out-of-range or inconsistent one.
-    fn from_module() -> Result<Self> {
+    fn from_module(module: &'static ThisModule) -> Result<Self> {
         let cpu = |n: u32| {
             CpuId::from_u32(n)
                 .filter(|c| c.as_u32() < nr_cpu_ids())
@@ -159,6 +168,7 @@ impl Params {
             return Err(EINVAL);
         }
         Ok(Self {
+            module,
             src,
             dst,
             wait,
@@ -175,23 +185,36 @@ fn call(p: &Params, others: &CpumaskVar, runs_on: &[AtomicU32]) -> Result {
     match p.dst {
         Some(dst) if p.wait => smp::call_on(dst, || {
             count_run();
-            RUNS_ON_DST.fetch_add(1, Relaxed);
+            RUNS_ON_DST.fetch_add(1, Release);
         }),
-        Some(dst) => smp::call_on_nowait(dst, || {
+        Some(dst) => smp::call_on_nowait(p.module, dst, || {
             count_run();
-            RUNS_ON_DST.fetch_add(1, Relaxed);
+            RUNS_ON_DST.fetch_add(1, Release);
         }),
         None => smp::call_on_each(others, &|| {
             count_run();
             if let Some(n) = runs_on.get(CpuId::current().as_u32() as usize) {
-                n.fetch_add(1, Relaxed);
+                n.fetch_add(1, Release);
             }
         }),
     }
 }
 
-/// One round on `src`: the number of calls made and the sum of their own times in ns.
-fn round(p: &Params, runs_on: &[AtomicU32]) -> Result<(u32, i64)> {
+/// Calls between two breaks of a round, in which the kworker sleeps briefly (outside the timed
+/// calls): a long round must not hog its CPU on a kernel without preemption.
+const CALLS_PER_BREAK: u32 = 4096;
+
+/// One round on `src`: the number of calls made (queued, without `wait`), the sum of their own
+/// times in ns, and how the round ended: a caller of a round that failed still has to wait for
+/// the calls it queued.
+fn round(p: &Params, runs_on: &[AtomicU32]) -> (u32, i64, Result) {
+    let mut made = 0u32;
+    let mut ns = 0i64;
+    let r = round_calls(p, runs_on, &mut made, &mut ns);
+    (made, ns, r)
+}
+
+fn round_calls(p: &Params, runs_on: &[AtomicU32], made: &mut u32, ns: &mut i64) -> Result {
     // The targets of `many`: every possible CPU but `src` (the call skips offline ones).
     let mut others = CpumaskVar::new_zero(GFP_KERNEL)?;
     for n in 0..nr_cpu_ids() {
@@ -200,30 +223,36 @@ fn round(p: &Params, runs_on: &[AtomicU32]) -> Result<(u32, i64)> {
         }
     }
     let start = Instant::<Monotonic>::now();
-    let mut made = 0u32;
-    let mut ns = 0i64;
     loop {
         match p.duration {
             Some(d) if start.elapsed() >= d => break,
-            None if made == p.calls => break,
+            None if *made == p.calls => break,
             _ => {}
         }
-        if made == u32::MAX {
+        if *made == u32::MAX {
             return Err(EOVERFLOW);
+        }
+        if *made % CALLS_PER_BREAK == CALLS_PER_BREAK - 1 {
+            fsleep(Delta::from_micros(20));
+            // The kworker is bound to `src`; if `src` went offline it is not any more, and the
+            // figures would be another CPU's.
+            if CpuId::current() != p.src {
+                return Err(EAGAIN);
+            }
         }
         let t0 = Instant::<Monotonic>::now();
         call(p, &others, runs_on)?;
-        ns += t0.elapsed().as_nanos();
-        made += 1;
+        *ns += t0.elapsed().as_nanos();
+        *made += 1;
         if let Some(d) = p.delay {
             udelay(d);
         }
     }
-    Ok((made, ns))
+    Ok(())
 }
 
-fn storm() -> Result {
-    let p = Params::from_module()?;
+fn storm(module: &'static ThisModule) -> Result {
+    let p = Params::from_module(module)?;
     let mut runs_on = KVec::with_capacity(nr_cpu_ids() as usize, GFP_KERNEL)?;
     for _ in 0..nr_cpu_ids() {
         runs_on.push(AtomicU32::new(0), GFP_KERNEL)?;
@@ -231,26 +260,37 @@ fn storm() -> Result {
     let mut per_call = KVec::with_capacity(p.rounds as usize, GFP_KERNEL)?;
     let mut made = 0u32;
     let (by_ipi0, busy0, without0, dst0) = (
-        BY_IPI.load(Relaxed),
-        BY_IPI_BUSY.load(Relaxed),
-        WITHOUT_IPI.load(Relaxed),
-        RUNS_ON_DST.load(Relaxed),
+        BY_IPI.load(Acquire),
+        BY_IPI_BUSY.load(Acquire),
+        WITHOUT_IPI.load(Acquire),
+        RUNS_ON_DST.load(Acquire),
     );
+    let since = |before: u32, now: &AtomicU32| now.load(Acquire).wrapping_sub(before);
+    let mut failed = Ok(());
     for _ in 0..p.rounds {
-        let (n, ns) = work_on_cpu!(p.src, || round(&p, &runs_on))??;
-        per_call.push(ns / i64::from(n.max(1)), GFP_KERNEL)?;
-        made = made.checked_add(n).ok_or(EOVERFLOW)?;
-    }
-    let since = |before: u32, now: &AtomicU32| now.load(Relaxed).wrapping_sub(before);
-    // Calls that did not wait finish soon after: give them up to a second.
-    if p.dst.is_some() {
-        for _ in 0..1000 {
-            if since(dst0, &RUNS_ON_DST) >= made {
-                break;
-            }
-            fsleep(Delta::from_millis(1));
+        let (n, ns, r) = work_on_cpu!(p.src, || round(&p, &runs_on))?;
+        made = made.saturating_add(n);
+        if let Err(e) = r.and_then(|()| {
+            per_call.push(ns / i64::from(n.max(1)), GFP_KERNEL)?;
+            Ok(())
+        }) {
+            failed = Err(e);
+            break;
         }
     }
+    // Calls that did not wait finish soon after. Wait for every one that was queued, for as long
+    // as it takes, even if the storm failed: a queued call runs this module's code.
+    if p.dst.is_some() && !p.wait {
+        let mut waited_ms = 0u32;
+        while since(dst0, &RUNS_ON_DST) < made {
+            fsleep(Delta::from_millis(1));
+            waited_ms += 1;
+            if waited_ms == 1000 {
+                pr_warn!("queued calls still not run after 1 s; waiting\n");
+            }
+        }
+    }
+    failed?;
     let (by_ipi, busy, without_ipi) = (
         since(by_ipi0, &BY_IPI),
         since(busy0, &BY_IPI_BUSY),
@@ -286,7 +326,7 @@ fn storm() -> Result {
     let exact = match p.dst {
         Some(_) => since(dst0, &RUNS_ON_DST) == made && runs == u64::from(made),
         None => {
-            let counts = runs_on.iter().map(|n| n.load(Relaxed));
+            let counts = runs_on.iter().map(|n| n.load(Acquire));
             let targets = counts.clone().filter(|&n| n == made).count() as u64;
             made != 0
                 && targets != 0
@@ -305,12 +345,12 @@ fn storm() -> Result {
 struct IpiStorm;
 
 impl kernel::Module for IpiStorm {
-    fn init(_module: &'static ThisModule) -> Result<Self> {
+    fn init(module: &'static ThisModule) -> Result<Self> {
         if !module_parameters::run.value() {
             pr_info!("not run; load with run=1 (built in: rust_ipi_storm.run=1)\n");
             return Ok(Self);
         }
-        storm().inspect_err(|e| pr_err!("failed: {e:?}\n"))?;
+        storm(module).inspect_err(|e| pr_err!("failed: {e:?}\n"))?;
         Ok(Self)
     }
 }

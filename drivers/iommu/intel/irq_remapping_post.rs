@@ -59,7 +59,7 @@ impl Chip for IntelIrPostMsi {
         ir.compose_msi_msg(irqd, msg)
     }
 
-    fn set_vcpu_affinity(ir: &IntelIrData, irqd: &IrqData, vcpu: VcpuInfo) -> Result {
+    fn set_vcpu_affinity(ir: &IntelIrData, irqd: &LockedIrqData, vcpu: VcpuInfo) -> Result {
         ir.set_vcpu_affinity(irqd, vcpu)
     }
 }

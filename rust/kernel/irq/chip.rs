@@ -365,7 +365,9 @@ pub trait Chip {
     }
 
     /// Sets or clears the vCPU the interrupt is posted to (`irq_set_vcpu_affinity`).
-    fn set_vcpu_affinity(_data: &Self::Data, _irqd: &IrqData, _vcpu: VcpuInfo) -> Result {
+    ///
+    /// Called with the descriptor lock held (`irq_set_vcpu_affinity()` takes it).
+    fn set_vcpu_affinity(_data: &Self::Data, _irqd: &LockedIrqData, _vcpu: VcpuInfo) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -644,6 +646,8 @@ impl<T: Chip> ChipVtable<T> {
         let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
             return EINVAL.to_errno();
         };
+        // SAFETY: `irq_set_vcpu_affinity()` calls it under `irq_get_desc_lock()`.
+        let d = unsafe { LockedIrqData::assume_locked(d) };
         from_result(|| {
             T::set_vcpu_affinity(data, d, VcpuInfo(vcpu))?;
             Ok(0)

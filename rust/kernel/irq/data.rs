@@ -173,21 +173,6 @@ impl IrqData {
         unsafe { bindings::irqd_is_forwarded_to_vcpu(self.as_raw()) }
     }
 
-    /// Marks the interrupt as forwarded to a vCPU, or not (`irqd_set_forwarded_to_vcpu`,
-    /// `irqd_clr_forwarded_to_vcpu`), as a chip's `irq_set_vcpu_affinity` does.
-    pub fn set_forwarded_to_vcpu(&self, forwarded: bool) {
-        // SAFETY: `self.as_raw()` is a valid `irq_data` (type invariant); the flag is one bit of
-        // its state word, which genirq updates under the descriptor lock that the caller of
-        // `irq_set_vcpu_affinity()` holds.
-        unsafe {
-            if forwarded {
-                bindings::irqd_set_forwarded_to_vcpu(self.as_raw())
-            } else {
-                bindings::irqd_clr_forwarded_to_vcpu(self.as_raw())
-            }
-        }
-    }
-
     /// Returns the affinity mask of the interrupt (`irq_data_get_affinity_mask`).
     pub fn affinity(&self) -> &Cpumask {
         // SAFETY: `self.0` is valid (type invariant); the mask lives in the descriptor's common
@@ -257,6 +242,28 @@ impl IrqData {
 pub struct LockedIrqData(IrqData);
 
 impl LockedIrqData {
+    /// Marks the interrupt as forwarded to a vCPU, or not (`irqd_set_forwarded_to_vcpu`,
+    /// `irqd_clr_forwarded_to_vcpu`), as a chip's `irq_set_vcpu_affinity` does.
+    pub fn set_forwarded_to_vcpu(&self, forwarded: bool) {
+        // SAFETY: `self.as_raw()` is a valid `irq_data`; the flag is one bit of its state word,
+        // which genirq and the flows update under the descriptor lock, held (type invariant).
+        unsafe {
+            if forwarded {
+                bindings::irqd_set_forwarded_to_vcpu(self.as_raw())
+            } else {
+                bindings::irqd_clr_forwarded_to_vcpu(self.as_raw())
+            }
+        }
+    }
+
+    /// Whether a flow deferred the interrupt's EOI to the end of its threads
+    /// (`IRQS_EOI_DEFERRED`): it is active until `irq_finalize_oneshot()` EOIs it.
+    pub fn is_eoi_deferred(&self) -> bool {
+        // SAFETY: `self.as_raw()` is a valid `irq_data` whose descriptor lock is held (type
+        // invariant), which `desc->istate` is read under.
+        unsafe { bindings::irq_data_eoi_deferred(self.as_raw()) }
+    }
+
     /// Creates a reference to a [`LockedIrqData`] from a raw pointer.
     ///
     /// # Safety

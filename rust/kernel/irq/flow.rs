@@ -158,8 +158,9 @@ impl<'a> LockedFlow<'a> {
     }
 
     /// Whether the interrupt is masked by its active state and its EOI may wait for its threads:
-    /// marked so by its domain (`IRQD_MASKED_BY_ACTIVE`), not forwarded to a vCPU, and its top
-    /// chip has `irq_eoi`.
+    /// marked so by its domain (`IRQD_MASKED_BY_ACTIVE`), every level above that domain only
+    /// forwards the EOI (`irq_chip_eoi_parent()`: a child level's own `irq_eoi` may do work that
+    /// must not wait for the threads), not forwarded to a vCPU, and its chip has `irq_eoi`.
     #[inline]
     pub fn masked_by_active(&self) -> bool {
         // SAFETY: The lock is held (type invariant).
@@ -211,15 +212,19 @@ impl<'a> LockedFlow<'a> {
         unsafe { bindings::irq_flow_cond_unmask_eoi(self.desc.as_raw()) }
     }
 
-    /// Leaves the EOI to the end of the interrupt's last thread (`IRQS_EOI_DEFERRED`):
-    /// `irq_finalize_oneshot()` calls `irq_eoi` then, exactly once, also if the interrupt was
-    /// disabled or freed meanwhile.
+    /// Leaves the EOI to the end of the interrupt's last thread (`IRQS_EOI_DEFERRED`) if a
+    /// thread is [pending](Self::threads_pending): `irq_finalize_oneshot()` calls `irq_eoi`
+    /// then, exactly once, also if the interrupt was disabled or freed meanwhile. Otherwise it
+    /// EOIs now.
     ///
-    /// Only for an interrupt that [`masked_by_active`](Self::masked_by_active) and whose
-    /// [`threads_pending`](Self::threads_pending); otherwise it is EOId now.
+    /// For a ONESHOT interrupt the flow left unmasked because it was
+    /// [`masked_by_active`](Self::masked_by_active) when the flow decided, under this lock
+    /// hold: not decided again here, after the lock was dropped for the handlers, so that a
+    /// change meanwhile (`irq_set_vcpu_affinity()`) cannot leave the interrupt unmasked and EOId
+    /// while its thread runs.
     #[inline]
     pub fn defer_eoi_to_threads(&mut self) {
-        if self.masked_by_active() && self.threads_pending() {
+        if self.threads_pending() {
             // SAFETY: The lock is held (type invariant).
             unsafe { bindings::irq_flow_defer_eoi(self.desc.as_raw()) }
         } else {

@@ -1716,10 +1716,11 @@ mod tests {
         }
     }
 
-    /// Strict flow under a GPC-shaped top chip: with only an EOI that forwards, the interrupt
-    /// is left unmasked and deactivated once after its thread (no call through the missing
-    /// `irq_ack`/`irq_mask`); with no callback at all, the flow falls back to fasteoi and calls
-    /// nothing. No oops either way.
+    /// Strict flow under a GPC-shaped top chip (no `irq_ack`, no `irq_mask`/`irq_unmask`): its
+    /// `irq_eoi` is its own, not `irq_chip_eoi_parent()`, so the flow cannot know it only
+    /// forwards (a child's EOI may clear a latch, say) and takes the fasteoi path: EOI once,
+    /// through the child to the parent, no call through the missing callbacks; with no callback
+    /// at all, it calls nothing. No oops either way.
     #[test]
     fn strict_under_gpc_shaped_top_chip() -> Result {
         let parent = Domain::new_tree(
@@ -1745,10 +1746,13 @@ mod tests {
         gpc.handle_irq_safe(25)?;
         reg.handler().entered.wait_for_completion();
         reg.synchronize();
-        assert_eq!(
-            &log()[..],
-            &[HARD, THREAD, 3 * 16 + OP_EOI, 2 * 16 + OP_EOI]
-        );
+        let seq = log();
+        // The EOI comes right after the hard handler, the thread runs concurrently with it.
+        assert_eq!(seq.first(), Some(&HARD));
+        assert_eq!(count(&seq, THREAD), 1);
+        assert_eq!(count(&seq, 3 * 16 + OP_EOI), 1);
+        assert_eq!(count(&seq, 2 * 16 + OP_EOI), 1);
+        assert_eq!(seq.len(), 4);
         assert_eq!(parent.data().0.active[41].load(Relaxed), 0);
         drop(reg);
         drop(m);
