@@ -49,7 +49,7 @@ help:
 	@echo "make test       KUnit in QEMU plus boot tests, both architectures ([ARCH=...])"
 	@echo "make kunit      KUnit only;  make boot: boot tests only"
 	@echo "make run        boot into a busybox shell ([ARCH=arm64])"
-	@echo "make bench      posted-MSI and GICv3 benchmarks, Rust vs C, under QEMU -icount"
+	@echo "make bench      posted-MSI, IPI storm, GICv3 and interrupt balancer benchmarks"
 	@echo "make kasan      the x86_64 tests on a KASAN kernel ([ARCH=arm64]: the arm64 ones)"
 	@echo "make soak       the posted-MSI soak: 1,000,000 MSIs, 10 CPU hotplug cycles, x86_64"
 	@echo "make clippy | fmt | fmtcheck | doc | series | checkpatch | clean | distclean"
@@ -92,11 +92,15 @@ test: build
 # and the GICv3 driver (irqchip.gicv3=rust|c, arm64); and the IPI storm (x86_64, halting idle vs
 # idle=poll). The bench kernels are the test kernels
 # without the debug options (build/out/ARCH-bench). `make bench ARCH=x86_64|arm64` runs one.
+# The interrupt balancers' comparison (none, irqbalance --oneshot, the irqbalance daemon, the
+# Rust balancer) boots the x86_64 test kernel, which has CONFIG_IRQ_TIME_ACCOUNTING.
 bench: ARCHES := $(if $(ARCH),$(ARCH)-bench,x86_64-bench arm64-bench)
 bench: build
 	@rc=0; for t in $(ARCHES); do case $$t in \
 		x86_64-bench) BENCH_TARGET=$$t bash tests/bench/posted-msi.sh || rc=1; \
-			BENCH_TARGET=$$t bash tests/bench/ipistorm.sh || rc=1;; \
+			BENCH_TARGET=$$t bash tests/bench/ipistorm.sh || rc=1; \
+			$(MAKE) --no-print-directory build ARCH=x86_64 && \
+			BENCH_TARGET=x86_64 bash tests/bench/balance.sh || rc=1;; \
 		arm64-bench) BENCH_GIC_TARGET=$$t bash tests/bench/gic.sh || rc=1;; \
 	esac; done; exit $$rc
 

@@ -36,6 +36,12 @@ __rust_helper const struct cpumask *rust_helper_irq_data_get_affinity_mask(struc
 	return irq_data_get_affinity_mask(d);
 }
 
+__rust_helper const struct cpumask *
+rust_helper_irq_data_get_effective_affinity_mask(struct irq_data *d)
+{
+	return irq_data_get_effective_affinity_mask(d);
+}
+
 __rust_helper void rust_helper_irq_data_update_effective_affinity(struct irq_data *d,
 								   const struct cpumask *m)
 {

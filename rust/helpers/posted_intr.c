@@ -27,12 +27,6 @@ __rust_helper unsigned int rust_helper_posted_msi_notification_count(unsigned in
 	return READ_ONCE(per_cpu(irq_stat, cpu).counts[IRQ_COUNT_POSTED_MSI_NOTIFICATION]);
 }
 
-__rust_helper const struct cpumask *
-rust_helper_irq_data_get_effective_affinity_mask(struct irq_data *d)
-{
-	return irq_data_get_effective_affinity_mask(d);
-}
-
 #ifdef CONFIG_X86_POSTED_MSI_RUST
 __rust_helper bool rust_helper_x86_posted_msi_use_rust(void)
 {

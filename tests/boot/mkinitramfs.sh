@@ -37,4 +37,32 @@ mkdir -p "$root"/{bin,dev,proc,sys,tmp}
 cp "$busybox" "$root/bin/busybox"
 cp "$top/tests/boot/init" "$root/init"
 chmod +x "$root/init" "$root/bin/busybox"
+
+# With INITRAMFS_IRQBALANCE=1 (x86_64, the balancer benchmark): Debian's irqbalance daemon
+# (downloaded with the project-local apt state), the host's copies of the libraries it links
+# (Debian 12's, as the package's), and a policy script that lets it balance interrupts without a
+# device per core (by default it balances those per package only).
+if [ "${INITRAMFS_IRQBALANCE:-0}" = 1 ] && [ "$arch" = x86_64 ]; then
+	deb=$(ls "$build"/dl/irqbalance_*_"$deb_arch".deb 2>/dev/null | tail -n 1 || true)
+	if [ -z "$deb" ]; then
+		mkdir -p "$build/dl"
+		opts=(-o APT::Architecture="$deb_arch" -o APT::Architectures::="$deb_arch")
+		"$top/scripts/apt-local.sh" "$build/apt/$deb_arch" bookworm "${opts[@]}" -qq update
+		(cd "$build/dl" && "$top/scripts/apt-local.sh" "$build/apt/$deb_arch" bookworm \
+			"${opts[@]}" -qq download irqbalance 2>&1 | grep -v unsandboxed || true)
+		deb=$(ls "$build"/dl/irqbalance_*_"$deb_arch".deb | tail -n 1)
+	fi
+	x=$(mktemp -d)
+	dpkg-deb -x "$deb" "$x"
+	mkdir -p "$root/usr/sbin" "$root/etc" "$root/run"
+	cp "$x/usr/sbin/irqbalance" "$root/usr/sbin/irqbalance"
+	for lib in $(ldd "$x/usr/sbin/irqbalance" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	rm -rf "$x"
+	printf '#!/bin/sh\necho balance_level=core\n' >"$root/etc/irqbalance-policy"
+	chmod +x "$root/etc/irqbalance-policy"
+	mkdir -p "$root/usr/bin" && ln -sf /bin/busybox "$root/usr/bin/env"
+fi
 (cd "$root" && find . | sort | cpio -o -H newc --quiet -R 0:0) >"$out"

@@ -473,6 +473,30 @@ impl<T: Handler + 'static> PostedIrq<T> {
         name: &'static CStr,
         handler: impl PinInit<T, Error> + 'static,
     ) -> Result<Self> {
+        Self::new_flags(module, domain, cpu, name, handler, Flags::NOBALANCING)
+    }
+
+    /// As [`PostedIrq::new`], but requested without `IRQF_NOBALANCING`: an interrupt balancer
+    /// (or a write of `/proc/irq/N/smp_affinity`) may move it, as it may a device's MSI. The
+    /// load of the balancer's boot test and benchmark.
+    pub fn new_movable(
+        module: &'static ThisModule,
+        domain: &Arc<PostedDomain>,
+        cpu: CpuId,
+        name: &'static CStr,
+        handler: impl PinInit<T, Error> + 'static,
+    ) -> Result<Self> {
+        Self::new_flags(module, domain, cpu, name, handler, Flags::TRIGGER_NONE)
+    }
+
+    fn new_flags(
+        module: &'static ThisModule,
+        domain: &Arc<PostedDomain>,
+        cpu: CpuId,
+        name: &'static CStr,
+        handler: impl PinInit<T, Error> + 'static,
+        balance: Flags,
+    ) -> Result<Self> {
         let owner = crate::irq::domain::ModuleRef::get(module)?;
         let (alloc, irte) = domain.alloc_irq(cpu)?;
         let virq = alloc.virq;
@@ -484,14 +508,7 @@ impl<T: Handler + 'static> PostedIrq<T> {
         // allocated, the handler (`'static`) valid, and the module of its code and `name`
         // loaded (`owner`).
         let reg = KBox::pin_init(
-            unsafe {
-                Registration::new(
-                    request,
-                    Flags::NOBALANCING | Flags::NO_THREAD,
-                    name,
-                    handler,
-                )
-            },
+            unsafe { Registration::new(request, balance | Flags::NO_THREAD, name, handler) },
             GFP_KERNEL,
         )?;
         // INVARIANT: `irte` is the chip data of the interrupt `alloc` owns.

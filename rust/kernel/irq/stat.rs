@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What an interrupt balancer reads and the one change it makes: each requested interrupt's
+//! per-CPU counts, placement class and effective CPU; each CPU's interrupt time and topology;
+//! and moving an interrupt to a CPU.
+//!
+//! The counts are those of `/proc/interrupts` (`kstat_irqs_cpu()`), read as
+//! `kernel/irq/proc.c` reads them: the descriptor looked up under the RCU read lock (descriptors
+//! are freed after a grace period), its state under its lock. Unlike `/proc/interrupts`, chained
+//! and hidden descriptors with an action are reported too (as [`Placement::Fixed`] or not, by
+//! their chip).
+//!
+//! C sources: [`kernel/irq/proc.c`](srctree/kernel/irq/proc.c),
+//! [`kernel/irq/manage.c`](srctree/kernel/irq/manage.c),
+//! [`include/linux/kernel_stat.h`](srctree/include/linux/kernel_stat.h).
+
+use crate::{
+    bindings,
+    cpu::{
+        nr_cpu_ids,
+        CpuId, //
+    },
+    cpumask::Cpumask,
+    error::to_result,
+    irq::desc::IrqDesc,
+    prelude::*,
+    sync::rcu, //
+};
+
+/// Whether a balancer may move an interrupt, and if not why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Its affinity may be changed.
+    Movable,
+    /// A per-CPU interrupt (`IRQD_PER_CPU`).
+    PerCpu,
+    /// Its affinity is managed by the kernel (`irqd_affinity_is_managed()`).
+    Managed,
+    /// Requested with `IRQF_NOBALANCING` (`IRQD_NO_BALANCING`).
+    NoBalancing,
+    /// Its chip has no `irq_set_affinity`.
+    Fixed,
+}
+
+/// A fingerprint of an affinity mask: its weight and a hash of its CPUs. Two masks with the
+/// same fingerprint are, for a balancer's purpose of noticing that someone else changed an
+/// interrupt's affinity, the same mask. The default is the empty mask's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AffinitySig {
+    weight: u32,
+    hash: u64,
+}
+
+impl Default for AffinitySig {
+    fn default() -> Self {
+        Self::empty()
+    }
+}
+
+impl AffinitySig {
+    const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const FNV_PRIME: u64 = 0x100_0000_01b3;
+
+    fn add(self, cpu: u32) -> Self {
+        Self {
+            weight: self.weight + 1,
+            hash: (self.hash ^ u64::from(cpu)).wrapping_mul(Self::FNV_PRIME),
+        }
+    }
+
+    /// The fingerprint of the mask of `cpu` alone (`cpumask_of(cpu)`).
+    pub fn single(cpu: CpuId) -> Self {
+        Self::empty().add(cpu.as_u32())
+    }
+
+    fn empty() -> Self {
+        Self {
+            weight: 0,
+            hash: Self::FNV_OFFSET,
+        }
+    }
+
+    /// The fingerprint of `mask`. Any context; `O(nr_cpu_ids)`.
+    pub fn of(mask: &Cpumask) -> Self {
+        (0..nr_cpu_ids())
+            .filter_map(CpuId::from_u32)
+            .filter(|c| mask.test(*c))
+            .fold(Self::empty(), |s, c| s.add(c.as_u32()))
+    }
+}
+
+/// A requested interrupt as [`next_requested`] found it.
+#[derive(Clone, Copy, Debug)]
+pub struct IrqSnapshot {
+    /// The interrupt number (virq).
+    pub irq: u32,
+    /// Whether it may be moved.
+    pub placement: Placement,
+    /// The first CPU of its effective affinity: where it is delivered.
+    pub effective_cpu: Option<CpuId>,
+    /// The fingerprint of its affinity mask (`/proc/irq/N/smp_affinity`).
+    pub affinity: AffinitySig,
+    /// An affinity change waits for the next interrupt (`irqd_is_setaffinity_pending()`, chips
+    /// with `IRQCHIP_MOVE_DEFERRED`): the mask changes then.
+    pub move_pending: bool,
+    /// Identifies this descriptor and action, for telling a reused interrupt number from the
+    /// interrupt seen before under it: compared only, never dereferenced.
+    pub ident: usize,
+}
+
+/// Whether `cpu` is a possible CPU (`cpu_possible()`).
+fn possible(cpu: u32) -> bool {
+    // SAFETY: Reads the possible mask at bit `cpu`, which the first test keeps below
+    // `nr_cpu_ids`, inside the mask.
+    cpu < nr_cpu_ids() && unsafe { bindings::cpu_possible(cpu) }
+}
+
+/// The placement class of the locked interrupt whose top-level `irq_data` is `raw`.
+///
+/// # Safety
+///
+/// `raw` is the valid top-level `irq_data` of a descriptor whose lock the caller holds.
+unsafe fn placement_of(raw: *mut bindings::irq_data) -> Placement {
+    // SAFETY: As the caller guarantees; the helpers read state bits, `chip` is read under the
+    // lock.
+    unsafe {
+        let chip = (*raw).chip;
+        if bindings::irqd_is_per_cpu(raw) {
+            Placement::PerCpu
+        } else if bindings::irqd_affinity_is_managed(raw) {
+            Placement::Managed
+        } else if !bindings::irqd_can_balance(raw) {
+            Placement::NoBalancing
+        } else if chip.is_null() || (*chip).irq_set_affinity.is_none() {
+            Placement::Fixed
+        } else {
+            Placement::Movable
+        }
+    }
+}
+
+/// Calls `f` with the locked descriptor of `irq` and its action pointer, if it has one, under
+/// the RCU read lock; `None` without a descriptor or an action.
+fn with_requested<R>(
+    irq: u32,
+    f: impl FnOnce(&crate::irq::desc::DescLockGuard<'_>, *mut bindings::irq_desc) -> R,
+) -> Option<R> {
+    let rcu = rcu::read_lock();
+    // SAFETY: Any number may be looked up; under the RCU read lock a descriptor found stays
+    // allocated (sparse descriptors are freed after a grace period).
+    let ptr = unsafe { bindings::irq_to_desc(irq) };
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` is a valid descriptor, allocated while `rcu` is held; `desc` and the guard
+    // below are dropped before `rcu` at the end of this function.
+    let desc = unsafe { IrqDesc::from_raw(ptr) };
+    let guard = desc.lock();
+    // SAFETY: The descriptor is valid and locked; `action` is read under its lock.
+    let r = if unsafe { (*ptr).action }.is_null() {
+        None
+    } else {
+        Some(f(&guard, ptr))
+    };
+    drop(guard);
+    drop(rcu);
+    r
+}
+
+/// Returns the first requested interrupt (one with an action) numbered `from` or above, and
+/// fills `counts[cpu]` with its count on each CPU (`kstat_irqs_cpu()`, the `/proc/interrupts`
+/// columns; 0 for impossible CPUs and past `nr_cpu_ids`). `None` if there is none.
+///
+/// Any context in which the descriptor lock may be taken (not in the interrupt's own flow);
+/// it takes the RCU read lock and each descriptor's lock in turn, for a short while.
+pub fn next_requested(from: u32, counts: &mut [u32]) -> Option<IrqSnapshot> {
+    // SAFETY: No precondition.
+    let nr = unsafe { bindings::irq_get_nr_irqs() };
+    (from..nr).find_map(|irq| with_requested(irq, |guard, ptr| snapshot(irq, guard, ptr, counts)))
+}
+
+/// The snapshot of the locked, requested interrupt `irq` whose descriptor is `ptr`.
+fn snapshot(
+    irq: u32,
+    guard: &crate::irq::desc::DescLockGuard<'_>,
+    ptr: *mut bindings::irq_desc,
+    counts: &mut [u32],
+) -> IrqSnapshot {
+    let d = guard.irq_data();
+    let raw = d.as_raw();
+    // SAFETY: `raw` is the descriptor's valid top-level `irq_data`, locked (`guard`).
+    let placement = unsafe { placement_of(raw) };
+    // SAFETY: `raw` is valid; the effective mask lives in the descriptor.
+    let effective =
+        unsafe { Cpumask::from_raw(bindings::irq_data_get_effective_affinity_mask(raw)) };
+    let effective_cpu = (0..nr_cpu_ids())
+        .filter_map(CpuId::from_u32)
+        .find(|c| effective.test(*c));
+    for (cpu, n) in counts.iter_mut().enumerate() {
+        let cpu = cpu as u32;
+        *n = if possible(cpu) {
+            // SAFETY: `ptr` is a valid descriptor and `cpu` a possible CPU, whose per-CPU
+            // counters exist.
+            unsafe { bindings::irq_desc_kstat_cpu(ptr, cpu) }
+        } else {
+            0
+        };
+    }
+    // SAFETY: The descriptor is locked; `action` is only compared.
+    let action = unsafe { (*ptr).action } as usize;
+    IrqSnapshot {
+        irq,
+        placement,
+        effective_cpu,
+        affinity: AffinitySig::of(d.affinity()),
+        move_pending: d.is_move_pending(),
+        ident: (ptr as usize).rotate_left(16) ^ action,
+    }
+}
+
+/// Moves interrupt `irq` to `cpu` (`irq_set_affinity_locked(cpumask_of(cpu))`, as a write of
+/// `/proc/irq/N/smp_affinity` does) if it is still the interrupt the caller saw: requested, its
+/// descriptor and action those of `ident`, [`Placement::Movable`], and its affinity `expect`.
+/// All of that is checked under the descriptor lock that the move is made under, so that a
+/// number reused or an affinity set by someone else meanwhile is never overridden. The chip may
+/// still deliver it elsewhere (the effective affinity says where) or move it only at its next
+/// interrupt ([`IrqSnapshot::move_pending`]).
+///
+/// Task context. Returns `EBUSY` if the interrupt is no longer the one seen, and the chip's
+/// errors.
+pub fn move_to(irq: u32, cpu: CpuId, ident: usize, expect: AffinitySig) -> Result {
+    with_requested(irq, |guard, ptr| {
+        let d = guard.irq_data();
+        let raw = d.as_raw();
+        // SAFETY: The descriptor is locked; `action` is only compared.
+        let action = unsafe { (*ptr).action } as usize;
+        // SAFETY: `raw` is the locked descriptor's top-level `irq_data`.
+        if (ptr as usize).rotate_left(16) ^ action != ident
+            || unsafe { placement_of(raw) } != Placement::Movable
+            || AffinitySig::of(d.affinity()) != expect
+        {
+            return Err(EBUSY);
+        }
+        // SAFETY: The descriptor lock is held, as `irq_set_affinity_locked()` requires;
+        // `cpumask_of()` returns a static mask for a CPU below `nr_cpu_ids`.
+        to_result(unsafe {
+            bindings::irq_set_affinity_locked(raw, bindings::cpumask_of(cpu.as_u32()), false)
+        })
+    })
+    .unwrap_or(Err(EBUSY))
+}
+
+/// Holds off CPU hotplug while alive (`cpus_read_lock()`), from [`hold_cpu_hotplug`].
+pub struct CpuHotplugGuard(crate::types::NotThreadSafe);
+
+/// Takes the CPU hotplug lock for reading: CPUs neither come nor go until the guard is dropped.
+/// Task context; it may sleep; not from a CPU hotplug callback.
+pub fn hold_cpu_hotplug() -> CpuHotplugGuard {
+    crate::task::might_sleep();
+    // SAFETY: Task context; released by the guard's drop.
+    unsafe { bindings::cpus_read_lock() };
+    CpuHotplugGuard(crate::types::NotThreadSafe)
+}
+
+impl Drop for CpuHotplugGuard {
+    fn drop(&mut self) {
+        // SAFETY: Taken by `hold_cpu_hotplug()`.
+        unsafe { bindings::cpus_read_unlock() };
+    }
+}
+
+/// The time `cpu` spent in hard interrupt handlers since boot, in nanoseconds (the "irq" column
+/// of `/proc/stat`); `None` without `CONFIG_IRQ_TIME_ACCOUNTING` or for an impossible CPU. With
+/// irq time accounting disabled at boot (an unstable clock, `tsc=noirqtime`) it stays 0.
+///
+/// Any context.
+pub fn cpu_irq_time_ns(cpu: CpuId) -> Option<u64> {
+    if !cfg!(CONFIG_IRQ_TIME_ACCOUNTING) || !possible(cpu.as_u32()) {
+        return None;
+    }
+    // SAFETY: `cpu` is possible, so its `kernel_cpustat` exists.
+    Some(unsafe { bindings::kcpustat_cpu_irq_ns(cpu.as_u32() as c_int) })
+}
+
+/// Where a CPU sits: identifiers shared by the CPUs of one core, one last-level cache, one
+/// package, and its NUMA node. Each identifier is the first CPU of the corresponding mask.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuTopology {
+    /// First CPU of `topology_sibling_cpumask()`: SMT siblings share it.
+    pub core: u32,
+    /// First CPU of `cpu_coregroup_mask()` (the CPUs of the last-level cache).
+    pub llc: u32,
+    /// First CPU of `topology_core_cpumask()` (the package).
+    pub package: u32,
+    /// The NUMA node (`cpu_to_node()`), 0 without NUMA.
+    pub node: u32,
+    /// Active (`cpu_active()`): online and not on its way out, a target for interrupts.
+    pub active: bool,
+    /// Not isolated from unmanaged interrupts (`isolcpus=`, `nohz_full=`): a housekeeping CPU
+    /// of `HK_TYPE_DOMAIN`, `HK_TYPE_MANAGED_IRQ` and `HK_TYPE_KERNEL_NOISE`.
+    pub housekeeping: bool,
+}
+
+impl CpuTopology {
+    /// The topology of `cpu`, or `None` for an impossible CPU. Any context; the masks change
+    /// only with CPU hotplug, which a caller that needs them stable holds off
+    /// ([`hold_cpu_hotplug`]).
+    pub fn of(cpu: CpuId) -> Option<Self> {
+        let n = cpu.as_u32();
+        if !possible(n) {
+            return None;
+        }
+        let first = |mask: *const bindings::cpumask| {
+            // SAFETY: The topology masks of a possible CPU are valid for the kernel's lifetime.
+            let mask = unsafe { Cpumask::from_raw(mask) };
+            (0..nr_cpu_ids())
+                .filter_map(CpuId::from_u32)
+                .find(|c| mask.test(*c))
+                .map_or(n, |c| c.as_u32())
+        };
+        let c = n as c_int;
+        // SAFETY: `c` is a possible CPU; the helpers only read its topology and state.
+        unsafe {
+            Some(Self {
+                core: first(bindings::topology_sibling_cpumask(c)),
+                llc: first(bindings::cpu_llc_cpumask(c)),
+                package: first(bindings::topology_core_cpumask(c)),
+                node: bindings::cpu_to_node(c).max(0) as u32,
+                active: bindings::cpu_active(n),
+                housekeeping: bindings::cpu_is_irq_housekeeping(c),
+            })
+        }
+    }
+}

@@ -1,0 +1,98 @@
+#!/bin/bash
+# `make bench`: interrupt balancing four ways on the same load and the same kernel (the x86_64
+# test kernel: it has CONFIG_IRQ_TIME_ACCOUNTING), seed 004's experiment. The 4-CPU machine
+# (tests/qemu/x86_64-smp4.args: two packages of one core with two SMT threads) boots TRIALS
+# times per way, the ways interleaved; every boot runs the load of
+# samples/rust/rust_irq_balance_load.rs (8 interrupts: 2 heavy, 2 medium, 4 light, busy-waiting
+# handlers, all on CPU0 at the start; heavy and light swapped halfway; BENCH_BALANCE_SECONDS,
+# default 40) beside user space, balanced by:
+#
+# - none: nobody;
+# - oneshot: `irqbalance --oneshot` once, after the load's first second;
+# - daemon: the irqbalance daemon (Debian's 1.9.2, in the initramfs), `--interval=1`, with a
+#   policy script giving every interrupt `balance_level=core`;
+# - rust: the Rust balancer, `irqbalance.rust=1`, every 1000 ms.
+#
+# Per boot, from the load's 1-second windows: R = highest over mean per-CPU handler time, against
+# R* of the best assignment of the loads that ran; the steady R/R* (mean of the last 5 windows of each
+# half); the time to converge (R within 10 % of R* for 5 windows) after the start and after the
+# swap (-1: never); churn, the routing changes the load saw per minute (sampled once a second);
+# the balancer's own CPU time (the daemon's utime+stime, the Rust balancer's pass time); and
+# whether every interrupt was handled exactly once. Prints a Markdown table of the medians and
+# every run; logs are build/out/TARGET/bench-balance-WAY-N.log.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${BUILD:-$top/build}/out
+target=${BENCH_TARGET:-x86_64}
+export PATH="$top/tests/qemu/bin:$PATH"
+rc=0
+trials=${BENCH_TRIALS:-5}
+seconds=${BENCH_BALANCE_SECONDS:-40}
+ways=${BENCH_BALANCE_WAYS:-none oneshot daemon rust}
+# tsc=reliable: TCG's vCPUs fail the TSC sync check, and an unstable TSC turns off interrupt time
+# accounting, which both the daemon (/proc/stat) and the Rust balancer weigh loads by.
+args="tsc=reliable irqrs.balancetest=1 rust_irq_balance_load.run=1 rust_irq_balance_load.background=1"
+# The load starts once user space (and a daemon) runs.
+args="$args rust_irq_balance_load.delay_ms=${BENCH_BALANCE_DELAY_MS:-8000}"
+args="$args rust_irq_balance_load.seconds=$seconds"
+
+for i in $(seq 1 "$trials"); do
+	for way in $ways; do
+		log=$out/$target/bench-balance-$way-$i.log
+		extra="irqrs.balancer=$way"
+		[ "$way" = rust ] && extra="$extra irqbalance.rust=1 irqbalance.interval_ms=1000"
+		INITRAMFS_IRQBALANCE=1 MACHINE=x86_64-smp4 APPEND="$args $extra" \
+			timeout "${BENCH_TIMEOUT:-900}" bash "$top/tests/boot/qemu.sh" "$target" \
+			</dev/null >"$log" 2>&1 || { echo "bench: QEMU failed, $way (log: $log)"; rc=1; }
+		grep -q "rust_irq_balance_load: done: every interrupt handled exactly once" "$log" ||
+			{ echo "bench: the load did not finish cleanly, $way (log: $log)"; rc=1; }
+	done
+done
+
+python3 - "$out/$target" "$trials" $ways <<'PY' || rc=1
+import re, statistics, sys
+out, trials, ways = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+
+def parse(way, i):
+    name = f"bench-balance-{way}-{i}.log"
+    log = open(f"{out}/{name}", errors="replace").read()
+    win = [(int(p), int(r), int(s)) for p, r, s in re.findall(
+        r"window \d+ phase (\d) busy_us \[[^\]]*\] R_permille (\d+) Rstar_permille (\d+)", log)]
+    s = re.search(r"summary windows (\d+) converge_s (-?\d+) reconverge_s (-?\d+) .* moves (\d+) "
+                  r"posted (\d+) handled (\d+)", log)
+    if not s or not win:
+        sys.exit(f"bench: no balance figures in {name}")
+    steady = []
+    for phase in (0, 1):
+        tail = [w for w in win if w[0] == phase][-5:]
+        steady.append(sum(w[1] for w in tail) / sum(w[2] for w in tail))
+    churn = int(s.group(4)) * 60 / len(win)
+    cpu_ms = 0.0
+    m = re.search(r"@@@ irqbalance cpu_ticks (\d+)", log)
+    if m:
+        cpu_ms = int(m.group(1)) * 10.0
+    m = re.search(r"passes \d+ interval_ms \d+ moves \d+ failed \d+ user_set \d+ "
+                  r"imbalance_permille \d+ busy_us (\d+)", log)
+    if way == "rust" and m:
+        cpu_ms = int(m.group(1)) / 1000
+    exact = s.group(5) == s.group(6) and "handled exactly once" in log
+    return (steady[0], steady[1], int(s.group(2)), int(s.group(3)), churn, cpu_ms, exact)
+
+rows = {w: [parse(w, i) for i in range(1, trials + 1)] for w in ways}
+print(f"\n### Interrupt balancing, 4 CPUs (2 packages x 1 core x 2 SMT threads), median of {trials} boots\n")
+print("| balancer | steady R/R\\* (first half) | steady R/R\\* (after swap) | converge (s) "
+      "| re-converge after swap (s) | churn (moves/min) | balancer CPU (ms) | lost or duplicated |")
+print("|---|---|---|---|---|---|---|---|")
+med = lambda xs: statistics.median(xs)
+for w in ways:
+    r = rows[w]
+    print(f"| {w} | {med([x[0] for x in r]):.2f} | {med([x[1] for x in r]):.2f} "
+          f"| {med([x[2] for x in r]):g} | {med([x[3] for x in r]):g} | {med([x[4] for x in r]):.1f} "
+          f"| {med([x[5] for x in r]):.1f} | {sum(not x[6] for x in r)} |")
+print("\nEvery run (R/R\\* first half, after swap, converge s, re-converge s, churn/min, CPU ms):\n")
+for w in ways:
+    runs = "; ".join(f"{x[0]:.2f} {x[1]:.2f} {x[2]} {x[3]} {x[4]:.1f} {x[5]:.1f}" for x in rows[w])
+    print(f"- {w}: {runs}")
+PY
+exit $rc

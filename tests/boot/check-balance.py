@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check the console log of the balancer's boot test (tests/boot/boot-test.sh, x86_64 on
+4 CPUs: two packages of one core with two SMT threads each).
+
+The Rust balancer (irqbalance.rust=1) ran while the load of samples/rust/rust_irq_balance_load.rs
+(8 interrupts, 2 heavy, 2 medium, 4 light, all on CPU0 at the start, heavy and light swapped
+halfway) ran during boot; the guest printed the balancer's debugfs table and /proc/interrupts.
+
+Usage: check-balance.py LABEL LOG [MAX_R_OVER_RSTAR]
+"""
+import importlib.util
+import os
+import re
+import sys
+
+_spec = importlib.util.spec_from_file_location(
+    "check_splats", os.path.join(os.path.dirname(__file__), "..", "check-splats.py"))
+_splats = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_splats)
+SPLAT = _splats.SPLAT
+
+
+def state_table(log):
+    """The balancer's debugfs state: header fields, CPU rows, interrupt rows."""
+    m = re.search(r"@@@ irqbalance state begin\r?\n(.*?)@@@ irqbalance state end", log, re.S)
+    if not m:
+        return None
+    lines = [l.rstrip("\r") for l in m.group(1).splitlines() if l.strip()]
+    head = dict(zip(lines[0].split()[0::2], lines[0].split()[1::2]))
+    cpus, irqs, section = [], [], None
+    for l in lines[1:]:
+        f = l.split()
+        if f[0] == "cpu":
+            section = "cpu"
+        elif f[0] == "irq":
+            section = "irq"
+        elif f[0] == "last":
+            section = None
+        elif section == "cpu":
+            cpus.append([int(x) for x in f])
+        elif section == "irq":
+            irqs.append((int(f[0]), int(f[1]), int(f[2]), f[3], int(f[4])))
+    return head, cpus, irqs
+
+
+def main():
+    label, path = sys.argv[1], sys.argv[2]
+    max_ratio = float(sys.argv[3]) if len(sys.argv) > 3 else 1.5
+    log = open(path, errors="replace").read()
+    ok_all = []
+
+    def check(what, ok, detail=""):
+        ok_all.append(ok)
+        print(f"boot-test {label}: {'PASS' if ok else 'FAIL'}: {what}"
+              f"{' (' + detail + ')' if detail else ''}")
+
+    check("userspace reached", "@@@ userspace reached" in log)
+    m = re.search(r"@@@ cpus online (\S+)", log)
+    check("four CPUs online", bool(m) and m.group(1) == "0-3", m.group(1) if m else "no line")
+    check("balance test finished", "@@@ balance test done" in log)
+    check("no kernel oops, BUG, WARNING, lockdep, KASAN or UBSAN report", not SPLAT.search(log))
+    check("the Rust balancer started", "irqbalance: Rust balancer every" in log)
+    check("every interrupt of the load handled exactly once",
+          "done: every interrupt handled exactly once" in log)
+    st = state_table(log)
+    check("the balancer's debugfs table read", st is not None)
+    if st is None:
+        return 1
+    head, cpus, irqs = st
+    # Topology as QEMU built it: CPUs 0+1 and 2+3 are SMT siblings, each pair a package.
+    topo = [(c[0], c[1], c[3]) for c in cpus]
+    check("topology seen: two packages of two SMT siblings",
+          topo == [(0, 0, 0), (1, 0, 0), (2, 2, 2), (3, 2, 2)], str(topo))
+    check("interrupt time accounted", head.get("irq_time") == "1")
+    moves, failed = int(head.get("moves", 0)), int(head.get("failed", -1))
+    check("the balancer moved interrupts, none failed", moves > 0 and failed == 0,
+          f"moves {moves} failed {failed}")
+    fixed = [i for i in irqs if i[3] in ("percpu", "managed", "nobalancing", "fixed") and i[4]]
+    check("no per-CPU, managed, NOBALANCING or fixed interrupt moved", not fixed, str(fixed))
+    windows = [(int(w), int(p), int(r), int(s)) for w, p, r, s in re.findall(
+        r"window (\d+) phase (\d) busy_us \[[^\]]*\] R_permille (\d+) Rstar_permille (\d+)", log)]
+    s = re.search(r"summary windows (\d+) converge_s (-?\d+) reconverge_s (-?\d+) "
+                  r"final_R_permille (\d+) final_Rstar_permille (\d+) moves (\d+) posted (\d+) "
+                  r"handled (\d+)", log)
+    check("load summary printed", bool(s) and len(windows) >= 8)
+    if not s:
+        return 1
+    conv, reconv = int(s.group(2)), int(s.group(3))
+    check("converged after the start (R within 10 % of R* for 5 windows)", conv > 0,
+          f"{conv} s")
+    check("converged again after the swap", reconv > 0, f"{reconv} s")
+    # Steady state: the mean R of the last three windows of each phase against R*.
+    for phase in (0, 1):
+        tail = [w for w in windows if w[1] == phase][-3:]
+        if tail:
+            r = sum(w[2] for w in tail) / len(tail)
+            rs = tail[-1][3]
+            check(f"phase {phase}: steady R within {max_ratio}x R*", r <= max_ratio * rs,
+                  f"R {r / 1000:.2f} R* {rs / 1000:.2f}")
+    print(f"boot-test {label}: balance: converge {conv} s, reconverge {reconv} s, "
+          f"moves {moves}, load moves seen {s.group(6)}, posted {s.group(7)}")
+    return 0 if all(ok_all) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
