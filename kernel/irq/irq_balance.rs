@@ -14,8 +14,10 @@
 //!   accounting), smoothed over intervals;
 //! - decides the moves with the pure function of `irq_balance_policy` (pressure with SMT
 //!   siblings, hysteresis, dwell time, preference for the cache domain), and
-//! - applies them with `irq_set_affinity()`, checking that the effective affinity followed
-//!   (at once, or by the next interval for chips that move at the next interrupt).
+//! - applies them with `irq_set_affinity_locked()` once [`kernel::irq::stat::move_to`] checked,
+//!   under the descriptor lock, that the interrupt is still the one seen, then checks that the
+//!   effective affinity followed (at once, or, for chips that move at the next interrupt, once
+//!   that move is done).
 //!
 //! It never moves per-CPU, managed or `IRQF_NOBALANCING` interrupts, interrupts whose chip
 //! cannot set affinity, nor interrupts whose affinity someone else changed after the balancer
@@ -129,9 +131,10 @@ struct Tracked {
     dwell: u32,
     /// Its affinity as the balancer last saw or set it: another one means someone else set it.
     expected: AffinitySig,
-    /// The CPU the balancer put it on, if it did: an affinity changed because that CPU went
-    /// away (CPU hotplug breaks the affinity) is not someone else's doing.
-    ours: Option<u32>,
+    /// The CPU the balancer put it on, if it did, and the CPU offline count then: an affinity
+    /// changed after an offline (CPU hotplug breaks the affinity of interrupts whose CPUs all
+    /// went away) is not taken for someone else's doing.
+    ours: Option<(u32, u64)>,
     /// Its descriptor and action ([`IrqSnapshot::ident`](kernel::irq::stat::IrqSnapshot)).
     ident: usize,
     /// A move whose effect is checked at the next pass (chips that move at the next interrupt).
@@ -368,7 +371,7 @@ impl Balancer {
                 (Ok(()), Some(s)) if s.effective_cpu == Some(to) && !s.move_pending => {
                     // The affinity is now the balancer's doing.
                     t.expected = s.affinity;
-                    t.ours = Some(m.to);
+                    t.ours = Some((m.to, stat::cpu_offlines()));
                     t.cpu = Some(m.to);
                     t.dwell = 0;
                     t.moves += 1;
@@ -431,7 +434,7 @@ impl Balancer {
             if t.cpu == Some(to) {
                 t.moves += 1;
                 t.backoff = 0;
-                t.ours = Some(to);
+                t.ours = Some((to, stat::cpu_offlines()));
                 st.moves += 1;
             } else {
                 Self::failed(st.passes, t, &mut st.failed);
@@ -442,12 +445,10 @@ impl Balancer {
             return;
         }
         let class = Class::of(s.placement);
-        let ours_gone = t
-            .ours
-            .is_some_and(|c| !st.cpus.iter().any(|cpu| cpu.id == c));
-        if class == Class::Movable && affinity != t.expected && ours_gone {
-            // CPU hotplug broke the affinity the balancer set: the new one is the kernel's, and
-            // the balancer's to change.
+        let offline_since = t.ours.is_some_and(|(_, n)| stat::cpu_offlines() != n);
+        if class == Class::Movable && affinity != t.expected && offline_since {
+            // CPU hotplug broke the affinity the balancer set (a CPU went offline since, perhaps
+            // only for a moment): the new one is the kernel's, and the balancer's to change.
             t.expected = affinity;
             t.ours = None;
         }
@@ -561,6 +562,7 @@ impl kernel::Module for IrqBalance {
             pr_err!("parameter out of range\n");
             return Err(EINVAL);
         }
+        stat::count_cpu_offlines()?;
         let state = State::new()?;
         let b = Arc::pin_init(
             try_pin_init!(Balancer {

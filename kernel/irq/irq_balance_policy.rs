@@ -9,20 +9,19 @@
 //!
 //! # The rule
 //!
-//! Seed 004's rule (Kamble, 2003) moved the heaviest movable interrupt from the busiest CPU
-//! toward the idlest. Here, each step takes the CPU under the most *pressure* (isolated CPUs
-//! included, to take interrupts off them) and looks at every movable interrupt on it and every
-//! usable target CPU; if none of those moves is worth making, the next CPU under pressure; the pressure of a CPU is its own load
-//! plus half the load of its SMT siblings (they share the core's execution units), so two heavy
-//! interrupts on the two threads of one core count as contention while another core idles. A
-//! move's *gain* is how much it lowers the highest pressure among the CPUs of the two cores it
-//! touches. A move is made only if its gain is at least `gain_pct` percent of the source's
+//! Seed 004's rule (Kamble, 2003) moved the heaviest movable interrupt from the busiest CPU toward
+//! the idlest. Here, each step takes the CPU under the most *pressure* (isolated CPUs included, to
+//! take interrupts off them) and looks at every movable interrupt on it and every usable target
+//! CPU; if none of those moves is worth making, the next CPU under pressure; the pressure of a CPU
+//! is its own load plus half the load of its SMT siblings (they share the core's execution units),
+//! so two heavy interrupts on the two threads of one core count as contention while another core
+//! idles. A move's *gain* is how much it lowers the highest pressure among the CPUs of the two
+//! cores it touches. A move is made only if its gain is at least `gain_pct` percent of the source's
 //! pressure and at least `min_gain` (hysteresis: no move that does not clearly reduce the
-//! imbalance), and only for an interrupt that has stayed put for `dwell` intervals. Among the
-//! moves within 1/8 of the best gain, one within the source's cache domain (LLC) is preferred,
-//! then one within its package, then within its NUMA node, then the one that leaves its target
-//! under the least pressure. Steps repeat, on the updated loads,
-//! up to `max_moves` moves per interval.
+//! imbalance), and only for an interrupt that has stayed put for `dwell` intervals. Among the moves
+//! within 1/8 of the best gain, one within the source's cache domain (LLC) is preferred, then one
+//! within its package, then within its NUMA node, then the one that leaves its target under the
+//! least pressure. Steps repeat, on the updated loads, up to `max_moves` moves per interval.
 //!
 //! Loads are smoothed over intervals by [`smooth`] (half the previous estimate, half the new
 //! sample), so a load that alternates from one interval to the next is seen as its mean and does

@@ -71,6 +71,7 @@ __rust_helper bool rust_helper_cpu_active(unsigned int cpu)
 /* Whether cpu may take unmanaged interrupts: not isolated by isolcpus= or nohz_full=. */
 __rust_helper bool rust_helper_cpu_is_irq_housekeeping(int cpu)
 {
-	return housekeeping_cpu(cpu, HK_TYPE_DOMAIN) && housekeeping_cpu(cpu, HK_TYPE_MANAGED_IRQ) &&
+	return housekeeping_cpu(cpu, HK_TYPE_DOMAIN) &&
+	       housekeeping_cpu(cpu, HK_TYPE_MANAGED_IRQ) &&
 	       housekeeping_cpu(cpu, HK_TYPE_KERNEL_NOISE);
 }

@@ -3,21 +3,21 @@
 //! An IPI storm: cross-CPU function calls from one CPU to another in a loop, after Anton
 //! Blanchard's ipistorm (github.com/antonblanchard/ipistorm), on the safe [`kernel::smp`] API.
 //!
-//! A kworker bound to `src` calls an empty function on `dst` (`smp_call_function_single()`), or
-//! on every other online CPU with `many=1` (`on_each_cpu_cond_mask()`, which calls
-//! `smp_call_function_many_cond()`: ipistorm's default mode),
-//! `calls` times per round or for `duration_ms` per round, `rounds` rounds, waiting for each
-//! call (`wait=1`) or not, `delay_us` microseconds apart. It reports the time per call (median,
-//! fastest and slowest round, each round the sum of the calls' own times, without the delays),
-//! and how each call reached its target: by the function-call IPI, the function then running in
-//! hard-IRQ context, or without one, when the target idled in a polling loop and the caller only
-//! set its `TIF_NEED_RESCHED` (`set_nr_if_polling()`; the function then runs from the idle
-//! task's `flush_smp_call_function_queue()`). Booted with `idle=poll`, nearly every call to an
-//! idle CPU should go without an IPI; with a halting idle (QEMU's `-cpu max` without MWAIT
-//! states, as here), nearly every call takes one. Idle states that poll first (MWAIT, KVM's
-//! cpuidle-haltpoll) take calls without an IPI too. Calls whose IPI found the target running a task other than its idle task are counted
-//! apart (`by_ipi_target_busy`): they were not calls to an idle CPU. Every function run is
-//! counted: a call lost or run twice fails with `EIO`.
+//! A kworker bound to `src` calls an empty function on `dst` (`smp_call_function_single()`), or on
+//! every other online CPU with `many=1` (`on_each_cpu_cond_mask()`, which calls
+//! `smp_call_function_many_cond()`: ipistorm's default mode), `calls` times per round or for
+//! `duration_ms` per round, `rounds` rounds, waiting for each call (`wait=1`) or not, `delay_us`
+//! microseconds apart. It reports the time per call (median, fastest and slowest round, each round
+//! the sum of the calls' own times, without the delays), and how each call reached its target: by
+//! the function-call IPI, the function then running in hard-IRQ context, or without one, when the
+//! target idled in a polling loop and the caller only set its `TIF_NEED_RESCHED`
+//! (`set_nr_if_polling()`; the function then runs from the idle task's
+//! `flush_smp_call_function_queue()`). Booted with `idle=poll`, nearly every call to an idle CPU
+//! should go without an IPI; with a halting idle (QEMU's `-cpu max` without MWAIT states, as here),
+//! nearly every call takes one. Idle states that poll first (MWAIT, KVM's cpuidle-haltpoll) take
+//! calls without an IPI too. Calls whose IPI found the target running a task other than its idle
+//! task are counted apart (`by_ipi_target_busy`): they were not calls to an idle CPU. Every
+//! function run is counted: a call lost or run twice fails with `EIO`.
 //!
 //! It runs when loaded with `run=1`, or, built in, with `rust_ipi_storm.run=1` on the command
 //! line. `tests/bench/ipistorm.sh` (`make bench`) boots both idle modes and tabulates them;
@@ -268,7 +268,15 @@ fn storm(module: &'static ThisModule) -> Result {
     let since = |before: u32, now: &AtomicU32| now.load(Acquire).wrapping_sub(before);
     let mut failed = Ok(());
     for _ in 0..p.rounds {
-        let (n, ns, r) = work_on_cpu!(p.src, || round(&p, &runs_on))?;
+        // A round that could not start (`src` offline, no memory) ends the storm too, after the
+        // wait below for what the earlier rounds queued.
+        let (n, ns, r) = match work_on_cpu!(p.src, || round(&p, &runs_on)) {
+            Ok(round) => round,
+            Err(e) => {
+                failed = Err(e);
+                break;
+            }
+        };
         made = made.saturating_add(n);
         if let Err(e) = r.and_then(|()| {
             per_call.push(ns / i64::from(n.max(1)), GFP_KERNEL)?;

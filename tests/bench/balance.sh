@@ -28,7 +28,7 @@ target=${BENCH_TARGET:-x86_64}
 export PATH="$top/tests/qemu/bin:$PATH"
 rc=0
 trials=${BENCH_TRIALS:-5}
-seconds=${BENCH_BALANCE_SECONDS:-40}
+seconds=${BENCH_BALANCE_SECONDS:-30}
 ways=${BENCH_BALANCE_WAYS:-none oneshot daemon rust}
 # tsc=reliable: TCG's vCPUs fail the TSC sync check, and an unstable TSC turns off interrupt time
 # accounting, which both the daemon (/proc/stat) and the Rust balancer weigh loads by.

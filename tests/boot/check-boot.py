@@ -180,6 +180,16 @@ def main():
             # The virtqueue vector, not the configuration-change one, which never fires here.
             msix = [k for k in virtio if b[k][1].startswith("ITS-PCI-MSIX")]
             rising("virtio MSI-X through the ITS", msix or ["<ITS-PCI-MSIX virtio line>"])
+            trace = path[:-len(".log")] + "-its.trace"
+            if impl == "rust" and os.path.exists(trace):
+                # Booted with threadirqs: each virtio LPI is masked while its thread runs and
+                # unmasked after it, one ITS INV command each (LPIs have no active state, so
+                # the strict flow must not apply to them).
+                last = snapshot(log, 3) or b
+                lpis = sum(last[k][0] for k in msix if k in last)
+                invs = sum(1 for l in open(trace, errors="replace") if "gicv3_its_cmd_inv" in l)
+                check("ITS LPIs masked and unmasked around their threads (INV >= 2 per interrupt)",
+                      lpis > 0 and invs >= 2 * lpis, f"{invs} INV commands, {lpis} interrupts")
         after_hotplug("virtio", virtio or ["<virtio line>"])
         m = re.search(r"@@@ hwrng read (\d+) bytes", log)
         check("virtio-rng: 256 bytes read from /dev/hwrng", bool(m) and m.group(1) == "256",

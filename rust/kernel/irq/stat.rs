@@ -14,6 +14,14 @@
 //! [`kernel/irq/manage.c`](srctree/kernel/irq/manage.c),
 //! [`include/linux/kernel_stat.h`](srctree/include/linux/kernel_stat.h).
 
+use core::sync::atomic::{
+    AtomicBool, AtomicU64,
+    Ordering::{
+        Relaxed,
+        SeqCst, //
+    },
+};
+
 use crate::{
     bindings,
     cpu::{
@@ -248,6 +256,56 @@ pub fn move_to(irq: u32, cpu: CpuId, ident: usize, expect: AffinitySig) -> Resul
         })
     })
     .unwrap_or(Err(EBUSY))
+}
+
+/// CPUs taken offline since [`count_cpu_offlines`] was first called.
+static CPU_OFFLINES: AtomicU64 = AtomicU64::new(0);
+
+/// The CPU hotplug teardown callback that counts offlines.
+///
+/// # Safety
+///
+/// Only called by the CPU hotplug core, as the teardown of the state `count_cpu_offlines`
+/// registered.
+unsafe extern "C" fn count_offline(_cpu: c_uint) -> c_int {
+    CPU_OFFLINES.fetch_add(1, Relaxed);
+    0
+}
+
+/// Starts counting CPU offlines (a dynamic CPU hotplug state whose teardown counts), once for
+/// the kernel's lifetime; later calls do nothing. An offline breaks the affinity of the
+/// interrupts whose CPUs all went away (`migrate_one_irq()`): a balancer tells that from a
+/// user's change by [`cpu_offlines`] having moved.
+///
+/// Task context (it may sleep); not from a CPU hotplug callback. Returns the error of
+/// `cpuhp_setup_state_nocalls()`.
+pub fn count_cpu_offlines() -> Result {
+    static REGISTERED: AtomicBool = AtomicBool::new(false);
+    if REGISTERED.swap(true, SeqCst) {
+        return Ok(());
+    }
+    // SAFETY: `count_offline` is a valid teardown callback for the kernel's lifetime (built in);
+    // the name is a static string.
+    let r = unsafe {
+        bindings::__cpuhp_setup_state(
+            bindings::cpuhp_state_CPUHP_AP_ONLINE_DYN,
+            c"irq/stat:offline".as_ptr().cast(),
+            false,
+            None,
+            Some(count_offline),
+            false,
+        )
+    };
+    if r < 0 {
+        REGISTERED.store(false, Relaxed);
+        return to_result(r);
+    }
+    Ok(())
+}
+
+/// CPUs taken offline since [`count_cpu_offlines`] was first called. Any context.
+pub fn cpu_offlines() -> u64 {
+    CPU_OFFLINES.load(Relaxed)
 }
 
 /// Holds off CPU hotplug while alive (`cpus_read_lock()`), from [`hold_cpu_hotplug`].
