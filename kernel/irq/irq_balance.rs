@@ -21,8 +21,10 @@
 //!
 //! It never moves per-CPU, managed or `IRQF_NOBALANCING` interrupts, interrupts whose chip
 //! cannot set affinity, nor interrupts whose affinity someone else changed after the balancer
-//! first saw them (a user through `/proc/irq/N/smp_affinity`, a driver): those stay where they
-//! were put, from then on. It never moves an interrupt onto an offline or isolated CPU
+//! first saw them (a user through `/proc/irq/N/smp_affinity`, a driver; not in the first two
+//! passes, while a newly requested interrupt's driver may still be placing it, nor after CPU
+//! hotplug broke an affinity): those stay where they were put, from then on. It never moves an
+//! interrupt onto an inactive or isolated CPU
 //! (`isolcpus=`, `nohz_full=`). A move the chip refuses, or that does not take effect, is
 //! counted and not retried for 1, 2, 4, ... up to 64 intervals.
 //!
@@ -115,6 +117,10 @@ const NOMINAL_NS: u64 = 1000;
 /// Longest back-off of a failing interrupt, in intervals.
 const MAX_BACKOFF: u32 = 64;
 
+/// Passes after an interrupt is first seen during which its affinity may still change without
+/// being taken for someone else's choice: its driver's own placement right after the request.
+const SETTLE_PASSES: u32 = 2;
+
 /// What the balancer knows of one requested interrupt.
 struct Tracked {
     irq: u32,
@@ -137,6 +143,8 @@ struct Tracked {
     ours: Option<(u32, u64)>,
     /// Its descriptor and action ([`IrqSnapshot::ident`](kernel::irq::stat::IrqSnapshot)).
     ident: usize,
+    /// Passes since the balancer first saw it.
+    age: u32,
     /// A move whose effect is checked at the next pass (chips that move at the next interrupt).
     pending: Option<u32>,
     /// The pass from which a failed move may be retried, and the current back-off.
@@ -279,6 +287,7 @@ impl Balancer {
             // The same number with another descriptor or action is another interrupt.
             let mut t = if let Some(mut t) = old.next_if(|t| t.irq == s.irq && t.ident == s.ident) {
                 t.dwell = t.dwell.saturating_add(1);
+                t.age = t.age.saturating_add(1);
                 t
             } else {
                 let _ = old.next_if(|t| t.irq == s.irq);
@@ -406,6 +415,7 @@ impl Balancer {
             expected: AffinitySig::default(),
             ours: None,
             ident: 0,
+            age: 0,
             pending: None,
             retry_at: 0,
             backoff: 0,
@@ -445,6 +455,11 @@ impl Balancer {
             return;
         }
         let class = Class::of(s.placement);
+        if t.age < SETTLE_PASSES && t.ours.is_none() {
+            // Just requested: its driver may still be placing it (a request, then an affinity
+            // of its own); that is its starting point, not a user's choice.
+            t.expected = affinity;
+        }
         let offline_since = t.ours.is_some_and(|(_, n)| stat::cpu_offlines() != n);
         if class == Class::Movable && affinity != t.expected && offline_since {
             // CPU hotplug broke the affinity the balancer set (a CPU went offline since, perhaps

@@ -46,13 +46,21 @@ use kernel::{
         IrqReturn, //
     },
     prelude::*,
+    sync::Arc,
     time::{
         delay::fsleep,
         Delta,
         Instant,
         Monotonic, //
     },
-    workqueue::work_on_cpu,
+    workqueue::{
+        impl_has_work,
+        new_work,
+        system_long,
+        work_on_cpu,
+        Work,
+        WorkItem, //
+    },
 };
 
 module! {
@@ -367,6 +375,30 @@ fn run_load(module: &'static ThisModule) -> Result {
 
 struct IrqBalanceLoad;
 
+/// The load run in the background (`background=1`).
+#[pin_data]
+struct Background {
+    module: &'static ThisModule,
+    delay_ms: u32,
+    #[pin]
+    work: Work<Background>,
+}
+
+impl_has_work! {
+    impl HasWork<Self> for Background { self.work }
+}
+
+impl WorkItem for Background {
+    type Pointer = Arc<Background>;
+
+    fn run(this: Arc<Background>) {
+        fsleep(Delta::from_millis(this.delay_ms.into()));
+        if let Err(e) = run_load(this.module) {
+            pr_err!("failed: {e:?}\n");
+        }
+    }
+}
+
 impl kernel::Module for IrqBalanceLoad {
     fn init(module: &'static ThisModule) -> Result<Self> {
         if !module_parameters::run.value() {
@@ -385,12 +417,16 @@ impl kernel::Module for IrqBalanceLoad {
         if !module.as_ptr().is_null() {
             return Err(EINVAL);
         }
-        kernel::workqueue::system_long().try_spawn(GFP_KERNEL, move || {
-            fsleep(Delta::from_millis(delay_ms.into()));
-            if let Err(e) = run_load(module) {
-                pr_err!("failed: {e:?}\n");
-            }
-        })?;
+        let bg = Arc::pin_init(
+            pin_init!(Background {
+                module,
+                delay_ms,
+                work <- new_work!("rust_irq_balance_load::Background::work"),
+            }),
+            GFP_KERNEL,
+        )?;
+        // Fails only if already queued, which a new work item is not.
+        let _ = system_long().enqueue(bg);
         Ok(Self)
     }
 }

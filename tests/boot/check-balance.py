@@ -7,7 +7,10 @@ The Rust balancer (irqbalance.rust=1) ran while the load of samples/rust/rust_ir
 (8 interrupts, 2 heavy, 2 medium, 4 light, all on CPU0 at the start, heavy and light swapped
 halfway) ran during boot; the guest printed the balancer's debugfs table and /proc/interrupts.
 
-Usage: check-balance.py LABEL LOG [MAX_R_OVER_RSTAR]
+Usage: check-balance.py LABEL LOG [MAX_R_OVER_RSTAR | notiming]
+
+"notiming" (the KASAN kernels, several times slower) keeps every check but convergence time and
+steady R: the moves, what is never moved, the topology, exact delivery, no splat.
 """
 import importlib.util
 import os
@@ -46,7 +49,8 @@ def state_table(log):
 
 def main():
     label, path = sys.argv[1], sys.argv[2]
-    max_ratio = float(sys.argv[3]) if len(sys.argv) > 3 else 1.5
+    timing = not (len(sys.argv) > 3 and sys.argv[3] == "notiming")
+    max_ratio = float(sys.argv[3]) if len(sys.argv) > 3 and timing else 1.5
     log = open(path, errors="replace").read()
     ok_all = []
 
@@ -87,6 +91,12 @@ def main():
     if not s:
         return 1
     conv, reconv = int(s.group(2)), int(s.group(3))
+    check("no interrupt of the load taken for user-set", int(head.get("user_set", -1)) == 0,
+          head.get("user_set", "no field"))
+    if not timing:
+        print(f"boot-test {label}: balance: converge {conv} s, reconverge {reconv} s, "
+              f"moves {moves} (timing not checked)")
+        return 0 if all(ok_all) else 1
     check("converged after the start (R within 10 % of R* for 5 windows)", conv > 0,
           f"{conv} s")
     check("converged again after the swap", reconv > 0, f"{reconv} s")
