@@ -97,13 +97,6 @@ for target in "$@"; do
 			sock=$qmpdir/qmp.sock
 			rm -f "$sock"
 			qemu_args=(-qmp "unix:$sock,server=on,wait=off")
-			# The Rust driver with the ITS and threadirqs: virtio-rng's MSI-X handler runs as a
-			# ONESHOT thread on an LPI, which has no active state, so the flow must mask and
-			# unmask it at the ITS (an INV command each): QEMU traces the INVs.
-			if [ "$impl" = rust ] && [ "$variant" = - ]; then
-				rm -f "${log%.log}-its.trace"
-				qemu_args+=(-trace "enable=gicv3_its_cmd_inv,file=${log%.log}-its.trace")
-			fi
 			: >"$log"
 			python3 "$top/tests/boot/qmp-powerkey.py" "$log" "$sock" \
 				"${log%.log}-qmp.log" "${BOOT_TIMEOUT:-600}" &
