@@ -123,6 +123,17 @@ fn possible(cpu: u32) -> bool {
     cpu < nr_cpu_ids() && unsafe { bindings::cpu_possible(cpu) }
 }
 
+/// The first CPU of `mask` (`cpumask_first()`), `None` if it is empty.
+///
+/// # Safety
+///
+/// `mask` points to a valid cpumask.
+unsafe fn first_cpu(mask: *const bindings::cpumask) -> Option<CpuId> {
+    // SAFETY: As the caller guarantees.
+    let cpu = unsafe { bindings::cpumask_first(mask) };
+    CpuId::from_u32(cpu).filter(|c| c.as_u32() < nr_cpu_ids())
+}
+
 /// The placement class of the locked interrupt whose top-level `irq_data` is `raw`.
 ///
 /// # Safety
@@ -199,11 +210,7 @@ fn snapshot(
     // SAFETY: `raw` is the descriptor's valid top-level `irq_data`, locked (`guard`).
     let placement = unsafe { placement_of(raw) };
     // SAFETY: `raw` is valid; the effective mask lives in the descriptor.
-    let effective =
-        unsafe { Cpumask::from_raw(bindings::irq_data_get_effective_affinity_mask(raw)) };
-    let effective_cpu = (0..nr_cpu_ids())
-        .filter_map(CpuId::from_u32)
-        .find(|c| effective.test(*c));
+    let effective_cpu = unsafe { first_cpu(bindings::irq_data_get_effective_affinity_mask(raw)) };
     for (cpu, n) in counts.iter_mut().enumerate() {
         let cpu = cpu as u32;
         *n = if possible(cpu) {
@@ -370,11 +377,7 @@ impl CpuTopology {
         }
         let first = |mask: *const bindings::cpumask| {
             // SAFETY: The topology masks of a possible CPU are valid for the kernel's lifetime.
-            let mask = unsafe { Cpumask::from_raw(mask) };
-            (0..nr_cpu_ids())
-                .filter_map(CpuId::from_u32)
-                .find(|c| mask.test(*c))
-                .map_or(n, |c| c.as_u32())
+            unsafe { first_cpu(mask) }.map_or(n, |c| c.as_u32())
         };
         let c = n as c_int;
         // SAFETY: `c` is a possible CPU; the helpers only read its topology and state.
