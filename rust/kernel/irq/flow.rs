@@ -7,7 +7,10 @@
 
 use crate::{
     interrupt::LocalInterruptDisabled,
-    irq::desc::IrqDesc,
+    irq::{
+        data::LockedIrqData,
+        desc::IrqDesc, //
+    },
     prelude::*,
     types::NotThreadSafe, //
 };
@@ -69,6 +72,68 @@ impl FlowHandler {
     /// `irq_set_percpu_devid()`).
     pub fn is_percpu_devid(self) -> bool {
         matches!(self, Self::PercpuDevid | Self::RustPercpuDevid)
+    }
+}
+
+/// Flow handler choices and the deferred EOI of the strict flow, under the descriptor lock.
+impl LockedIrqData {
+    /// Whether a flow deferred the interrupt's EOI to the end of its threads
+    /// (`IRQS_EOI_DEFERRED`): it is active until `irq_finalize_oneshot()` EOIs it.
+    pub fn is_eoi_deferred(&self) -> bool {
+        // SAFETY: `self.as_raw()` is a valid `irq_data` whose descriptor lock is held (type
+        // invariant), which `desc->istate` is read under.
+        unsafe { bindings::irq_data_eoi_deferred(self.as_raw()) }
+    }
+
+    /// Changes the flow handler (`irq_set_handler_locked`), as a chip's `set_type` does when the
+    /// new trigger type needs another flow.
+    ///
+    /// Returns `EINVAL` for the per-CPU devid flows, which need the per-CPU setup of
+    /// `irq_set_percpu_devid()` when the interrupt is allocated, and for a flow whose callbacks
+    /// the interrupt's top-level chip lacks (`ack` for the edge flow, `eoi` for fasteoi), and
+    /// `EBUSY` if the interrupt's handler is not one of [`FlowHandler`]'s flows (a chained
+    /// handler, a per-CPU flow).
+    ///
+    /// A swap between the Rust fasteoi flow, which may leave a ONESHOT interrupt unmasked and
+    /// active for its threads, and another flow is safe at any time: the deferred EOI belongs to
+    /// the run that deferred it (`IRQS_EOI_DEFERRED`), and the new flow masks as it always does.
+    pub fn set_handler(&self, flow: FlowHandler) -> Result {
+        if flow.is_percpu_devid() {
+            return Err(EINVAL);
+        }
+        // SAFETY: The `irq_data` is valid and `desc->lock` is held (type invariant): the descriptor's
+        // handler and top-level chip are stable.
+        let (current, chip) = unsafe {
+            let desc = bindings::irq_data_to_desc(self.as_raw());
+            ((*desc).handle_irq, (*desc).irq_data.chip)
+        };
+        let replaceable = [
+            FlowHandler::FastEoi,
+            FlowHandler::Edge,
+            FlowHandler::Level,
+            FlowHandler::Simple,
+            FlowHandler::Bad,
+            FlowHandler::RustFastEoi,
+        ]
+        .iter()
+        // Functions defined once: their addresses identify them.
+        .any(|f| f.as_raw().map(|p| p as usize) == current.map(|p| p as usize));
+        if !replaceable {
+            return Err(EBUSY);
+        }
+        // SAFETY: A non-null `chip` of an allocated interrupt points to a live `irq_chip`.
+        let chip = unsafe { chip.as_ref() }.ok_or(EINVAL)?;
+        match flow {
+            FlowHandler::Edge if chip.irq_ack.is_none() => return Err(EINVAL),
+            FlowHandler::FastEoi | FlowHandler::RustFastEoi if chip.irq_eoi.is_none() => {
+                return Err(EINVAL)
+            }
+            _ => {}
+        }
+        // SAFETY: The `irq_data` is valid and `desc->lock` is held (type invariant), as
+        // `irq_set_handler_locked()` requires; the handler is a genirq flow handler.
+        unsafe { bindings::irq_set_handler_locked(self.as_raw(), flow.as_raw()) };
+        Ok(())
     }
 }
 
