@@ -74,13 +74,40 @@ __rust_helper void rust_helper_irq_flow_kstat_incr_percpu(struct irq_desc *desc)
 }
 
 /*
- * The chip's irq_eoi(), if it has one. The C flows call it unconditionally (the chip must have
- * it); the Rust ones never call through a NULL callback, as a hierarchy's top chip may lack it.
+ * A fasteoi flow under a top-level chip without irq_eoi: C's handle_fasteoi_irq() would call
+ * through NULL; skipping the EOI would leave the line active at the controller for good. The
+ * Rust flows EOI the nearest level below that has an irq_eoi, where irq_chip_eoi_parent() would
+ * have taken it, and say once that the hierarchy is broken. The Rust domains refuse such a chip
+ * at allocation; C child domains are not checked.
+ */
+static noinline void irq_flow_eoi_missing(struct irq_desc *desc)
+{
+	struct irq_data *d = &desc->irq_data;
+
+#ifdef CONFIG_IRQ_DOMAIN_HIERARCHY
+	for (d = d->parent_data; d; d = d->parent_data) {
+		if (d->chip && d->chip->irq_eoi) {
+			pr_warn_once("genirq: irq %u: chip %s has no irq_eoi for its fasteoi flow; EOI at %s\n",
+				     irq_desc_get_irq(desc), desc->irq_data.chip->name, d->chip->name);
+			d->chip->irq_eoi(d);
+			return;
+		}
+	}
+#endif
+	pr_warn_once("genirq: irq %u: no chip of its hierarchy has irq_eoi for its fasteoi flow\n",
+		     irq_desc_get_irq(desc));
+}
+
+/*
+ * The chip's irq_eoi(). The C flows call it unconditionally (the chip must have it); the Rust
+ * ones never call through a NULL callback, as a hierarchy's top chip may lack it.
  */
 static __always_inline void irq_flow_eoi(struct irq_desc *desc, struct irq_chip *chip)
 {
 	if (likely(chip->irq_eoi))
 		chip->irq_eoi(&desc->irq_data);
+	else
+		irq_flow_eoi_missing(desc);
 }
 
 /* cond_unmask_eoi_irq() of kernel/irq/chip.c. */

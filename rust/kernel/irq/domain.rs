@@ -6,6 +6,7 @@
 //! C header: [`include/linux/irqdomain.h`](srctree/include/linux/irqdomain.h)
 
 use core::{
+    cell::Cell,
     marker::PhantomData,
     mem::ManuallyDrop,
     ptr::NonNull, //
@@ -176,6 +177,9 @@ pub trait DomainOps: Sized + Send + Sync + 'static {
     /// Allocates `nr` interrupts starting at `virq` for the specifier `fwspec` (`alloc`):
     /// allocate the parent's levels with [`Allocator::alloc_parent`] and install chips with
     /// [`Allocator::set_info`].
+    ///
+    /// On an error, the parent levels it allocated are freed for it (genirq leaves that to the
+    /// failing level).
     ///
     /// Rust hierarchical domains take `struct irq_fwspec` allocation arguments only, as
     /// `irq_create_fwspec_mapping()` and Rust child domains pass.
@@ -373,6 +377,9 @@ pub struct Allocator<'a, T: DomainOps> {
     domain: *mut bindings::irq_domain,
     virq: u32,
     nr: u32,
+    /// The interrupts whose parent levels an `alloc` allocated (`start..end`), freed again if
+    /// the `alloc` fails, as the core leaves that to the failing level.
+    parent_allocated: Cell<Option<(u32, u32)>>,
     _p: PhantomData<&'a T>,
 }
 
@@ -420,6 +427,7 @@ impl<T: DomainOps> Allocator<'_, T> {
             domain,
             virq,
             nr,
+            parent_allocated: Cell::new(None),
             _p: PhantomData,
         }
     }
@@ -458,9 +466,27 @@ impl<T: DomainOps> Allocator<'_, T> {
     /// Installs the chip `C` on `virq` at this level, leaving the flow handler to the top
     /// level (`irq_domain_set_hwirq_and_chip`).
     ///
-    /// Returns `EINVAL` for a `virq` outside the allocation or a `hwirq` outside the domain.
+    /// Returns `EINVAL` for a `virq` outside the allocation, a `hwirq` outside the domain, or a
+    /// chip without `eoi` on the top level of an interrupt whose flow, already installed by a
+    /// parent level, is a fasteoi flow (which EOIs through the top-level chip).
     pub fn set_hwirq_and_chip<C: Chip<Data = T>>(&self, virq: u32, hwirq: usize) -> Result {
         self.check(virq, 1, hwirq)?;
+        if !C::HAS_EOI {
+            let d = self.level_data(virq)?;
+            // SAFETY: `d` is the live `irq_data` of an interrupt being allocated, so its
+            // descriptor is live; its flow handler is set by the levels of this allocation, in
+            // this call chain.
+            let (top, handler) = unsafe {
+                let desc = bindings::irq_data_to_desc(d);
+                (
+                    core::ptr::eq(&raw const (*desc).irq_data, d),
+                    (*desc).handle_irq,
+                )
+            };
+            if top && FlowHandler::eoi_by_top_chip(handler) {
+                return Err(EINVAL);
+            }
+        }
         let chip_data = core::ptr::from_ref::<T>(self.host());
         // SAFETY: As in `set_info`.
         to_result(unsafe {
@@ -552,7 +578,29 @@ impl<T: DomainOps> Allocator<'_, T> {
                 nr,
                 core::ptr::from_mut(&mut spec.0).cast(),
             )
-        })
+        })?;
+        self.note_parent_allocated(virq, nr);
+        Ok(())
+    }
+
+    /// Records that the parent levels of `virq..virq + nr` were allocated.
+    fn note_parent_allocated(&self, virq: u32, nr: u32) {
+        // `check()` refused a range that overflows.
+        let end = virq.saturating_add(nr);
+        self.parent_allocated
+            .set(Some(match self.parent_allocated.get() {
+                Some((s, e)) => (s.min(virq), e.max(end)),
+                None => (virq, end),
+            }));
+    }
+
+    /// Frees the parent levels this failed `alloc` allocated and did not free itself.
+    fn undo_parent_allocated(&self) {
+        if let Some((start, end)) = self.parent_allocated.take() {
+            // SAFETY: `self.domain` is live and has a parent (it allocated there); the parent
+            // allocated `start..end`, which lies in the interrupts being allocated.
+            unsafe { bindings::irq_domain_free_irqs_parent(self.domain, start, end - start) };
+        }
     }
 
     /// The domain's host data.
@@ -595,7 +643,9 @@ impl<T: DomainOps> Allocator<'_, T> {
         // the parent's type), which `info` is.
         to_result(unsafe {
             bindings::irq_domain_alloc_irqs_parent(self.domain, virq, nr, info.as_raw().cast())
-        })
+        })?;
+        self.note_parent_allocated(virq, nr);
+        Ok(())
     }
 
     /// Installs the chip `C` on `virq` at this level with per-interrupt chip data `data`, and a
@@ -693,6 +743,9 @@ impl<T: DomainOps> Allocator<'_, T> {
     /// Frees the parent domain's levels of `nr` interrupts at `virq`, leaving this level to the
     /// caller (`irq_domain_free_irqs_parent`).
     ///
+    /// An `alloc` that fails after [`Allocator::alloc_parent`] need not call it: the parent
+    /// levels it allocated are freed when it returns the error (none twice, if it does).
+    ///
     /// Returns `ENODEV` for a domain without parent and `EINVAL` for interrupts outside the ones
     /// being freed.
     pub fn free_parent(&self, virq: u32, nr: u32) -> Result {
@@ -703,6 +756,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         }
         // SAFETY: As in `free_common`; the parent allocated these interrupts with this level.
         unsafe { bindings::irq_domain_free_irqs_parent(self.domain, virq, nr) };
+        self.parent_allocated.set(None);
         Ok(())
     }
 }
@@ -2035,8 +2089,19 @@ impl<T: DomainOps> DomainVtable<T> {
     /// Only called by genirq as the operation of the same name in `Self::VTABLE`, for a
     /// domain created by [`Domain`] for `T`.
     unsafe extern "C" fn unmap(d: *mut bindings::irq_domain, virq: c_uint) {
-        // SAFETY: As in `map`.
-        unsafe { host::<T>(d) }.unmap(virq)
+        if T::HAS_UNMAP {
+            // SAFETY: As in `map`.
+            unsafe { host::<T>(d) }.unmap(virq)
+        }
+        // The descriptor outlives the mapping in a legacy domain, or where the core reuses
+        // preallocated descriptors: the next mapping must not inherit the strict flow. The
+        // core removed the chip and handler and synchronized the interrupt first.
+        // SAFETY: `virq` is being unmapped: its descriptor still exists.
+        let irqd = unsafe { bindings::irq_get_irq_data(virq) };
+        if !irqd.is_null() {
+            // SAFETY: `irqd` is the live `irq_data` of `virq`, which no flow runs any more.
+            unsafe { bindings::irq_data_set_masked_by_active(irqd, false) };
+        }
     }
 
     /// # Safety
@@ -2125,13 +2190,16 @@ impl<T: DomainOps> DomainVtable<T> {
                 // arguments only (`Domain::alloc_irqs`, children whose parent flag says so;
                 // `create_fwspec_mapping` refuses it), valid for the call.
                 let info = unsafe { &*arg.cast::<MsiAllocInfo>() };
-                t.alloc_info(&alloc, virq, nr, info)?;
-                return Ok(0);
+                return t
+                    .alloc_info(&alloc, virq, nr, info)
+                    .inspect_err(|_| alloc.undo_parent_allocated())
+                    .map(|()| 0);
             }
             // SAFETY: Other Rust hierarchical domains are allocated with `irq_fwspec` arguments
             // (see `DomainOps::alloc`).
             let spec = unsafe { FwSpec::from_raw(arg.cast()) }?;
-            t.alloc(&alloc, virq, nr, spec)?;
+            t.alloc(&alloc, virq, nr, spec)
+                .inspect_err(|_| alloc.undo_parent_allocated())?;
             Ok(0)
         })
     }
@@ -2184,7 +2252,9 @@ impl<T: DomainOps> DomainVtable<T> {
 
     const VTABLE: bindings::irq_domain_ops = bindings::irq_domain_ops {
         map: if T::HAS_MAP { Some(Self::map) } else { None },
-        unmap: if T::HAS_UNMAP {
+        // Always: it also clears `IRQD_MASKED_BY_ACTIVE`, which `Mapper::set_masked_by_active`
+        // set on a descriptor that may outlive the mapping.
+        unmap: if T::HAS_MAP || T::HAS_UNMAP {
             Some(Self::unmap)
         } else {
             None

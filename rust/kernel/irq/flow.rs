@@ -68,6 +68,15 @@ impl FlowHandler {
         })
     }
 
+    /// Whether `handler` is one of the fasteoi flows that EOI through the top-level chip's
+    /// `irq_eoi` on every interrupt ([`FlowHandler::FastEoi`], [`FlowHandler::RustFastEoi`]).
+    pub(crate) fn eoi_by_top_chip(handler: bindings::irq_flow_handler_t) -> bool {
+        [Self::FastEoi, Self::RustFastEoi]
+            .iter()
+            // Functions defined once: their addresses identify them.
+            .any(|f| f.as_raw().map(|p| p as usize) == handler.map(|p| p as usize))
+    }
+
     /// Whether the flow is for per-CPU interrupts with per-CPU device ids (installing it needs
     /// `irq_set_percpu_devid()`).
     pub fn is_percpu_devid(self) -> bool {

@@ -1660,7 +1660,9 @@ mod tests {
     /// The top of a hierarchy shaped like the i.MX GPC's under a GIC: its chip `C` has no
     /// `irq_ack` and no `irq_mask`/`irq_unmask`; the flow is the parent level's. Line `n` sits
     /// on parent line `n + 16`.
-    struct GpcChild<C>(SoftIrqc, core::marker::PhantomData<fn() -> C>);
+    ///
+    /// The third field is `chip_first`: install the chip before allocating the parent level.
+    struct GpcChild<C>(SoftIrqc, core::marker::PhantomData<fn() -> C>, bool);
 
     impl<C> AsRef<SoftIrqc> for GpcChild<C> {
         fn as_ref(&self) -> &SoftIrqc {
@@ -1708,9 +1710,18 @@ mod tests {
             spec: &FwSpec,
         ) -> Result {
             let (hwirq, _) = self.translate(spec)?;
+            // With `chip_first`, the chip is installed before the parent sets the flow, so the
+            // allocator cannot refuse a chip that the flow needs an `eoi` of.
+            if self.2 {
+                for i in 0..nr {
+                    alloc.set_hwirq_and_chip::<C>(virq + i, hwirq + i as usize)?;
+                }
+            }
             alloc.alloc_parent(virq, nr, &[hwirq as u32 + 16])?;
-            for i in 0..nr {
-                alloc.set_hwirq_and_chip::<C>(virq + i, hwirq + i as usize)?;
+            if !self.2 {
+                for i in 0..nr {
+                    alloc.set_hwirq_and_chip::<C>(virq + i, hwirq + i as usize)?;
+                }
             }
             Ok(())
         }
@@ -1719,8 +1730,9 @@ mod tests {
     /// Strict flow under a GPC-shaped top chip (no `irq_ack`, no `irq_mask`/`irq_unmask`): its
     /// `irq_eoi` is its own, not `irq_chip_eoi_parent()`, so the flow cannot know it only
     /// forwards (a child's EOI may clear a latch, say) and takes the fasteoi path: EOI once,
-    /// through the child to the parent, no call through the missing callbacks; with no callback
-    /// at all, it calls nothing. No oops either way.
+    /// through the child to the parent, no call through the missing callbacks. A top chip
+    /// without any callback is refused at allocation, or, where the allocator cannot see it,
+    /// EOId at the parent. No oops either way.
     #[test]
     fn strict_under_gpc_shaped_top_chip() -> Result {
         let parent = Domain::new_tree(
@@ -1735,6 +1747,7 @@ mod tests {
             Ok::<_, Error>(GpcChild::<GpcEoiChip>(
                 SoftIrqc::new(3),
                 core::marker::PhantomData,
+                false,
             )),
         )?;
         let m = gpc.create_fwspec_mapping(&[25])?;
@@ -1757,6 +1770,7 @@ mod tests {
         drop(reg);
         drop(m);
 
+        // A top chip without `eoi` under a fasteoi flow: refused when it is installed.
         let bare = Domain::new_hierarchy(
             c"rust-soft-gpc-bare",
             &parent,
@@ -1764,16 +1778,38 @@ mod tests {
             Ok::<_, Error>(GpcChild::<GpcBareChip>(
                 SoftIrqc::new(4),
                 core::marker::PhantomData,
+                false,
+            )),
+        )?;
+        assert!(bare.create_fwspec_mapping(&[26]).err() == Some(EINVAL));
+        assert_eq!(parent.find_mapping(42), None);
+
+        // Installed before the flow, where the allocator cannot see it: the flow EOIs the
+        // parent level, where `irq_chip_eoi_parent()` would have taken it, so the line is not
+        // left active, and calls nothing through the missing callbacks.
+        let bare = Domain::new_hierarchy(
+            c"rust-soft-gpc-bare-first",
+            &parent,
+            32,
+            Ok::<_, Error>(GpcChild::<GpcBareChip>(
+                SoftIrqc::new(4),
+                core::marker::PhantomData,
+                true,
             )),
         )?;
         let m = bare.create_fwspec_mapping(&[26])?;
         let reg = request_gated(&m, Flags::TRIGGER_NONE, false, false, 0)?;
         reset_log();
+        parent.data().0.active[42].store(1, Relaxed);
         bare.handle_irq_safe(26)?;
         reg.handler().entered.wait_for_completion();
         reg.synchronize();
-        // No chip callback to call: only the handler and its thread ran.
-        assert_eq!(&log()[..], &[HARD, THREAD]);
+        let seq = log();
+        assert_eq!(seq.first(), Some(&HARD));
+        assert_eq!(count(&seq, THREAD), 1);
+        assert_eq!(count(&seq, 2 * 16 + OP_EOI), 1);
+        assert_eq!(seq.len(), 3);
+        assert_eq!(parent.data().0.active[42].load(Relaxed), 0);
         assert_eq!(reg.handler().thread.load(Relaxed), 1);
         Ok(())
     }
