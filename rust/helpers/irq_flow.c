@@ -75,10 +75,11 @@ __rust_helper void rust_helper_irq_flow_kstat_incr_percpu(struct irq_desc *desc)
 
 /*
  * A fasteoi flow under a top-level chip without irq_eoi: C's handle_fasteoi_irq() would call
- * through NULL; skipping the EOI would leave the line active at the controller for good. The
- * Rust flows EOI the nearest level below that has an irq_eoi, where irq_chip_eoi_parent() would
- * have taken it, and say once that the hierarchy is broken. The Rust domains refuse such a chip
- * at allocation; C child domains are not checked.
+ * through NULL; skipping the EOI would leave the line active at the controller for good (or,
+ * with a GIC in EOImode=0, the CPU's running priority raised). The Rust fasteoi flow EOIs the
+ * nearest level below that has an irq_eoi (for an immediate parent, what irq_chip_eoi_parent()
+ * would call) and says once that the hierarchy is broken. Rust domains refuse such a chip when
+ * they allocate the interrupt; a chip installed later, or by a C domain, is not checked.
  */
 static noinline void irq_flow_eoi_missing(struct irq_desc *desc)
 {
@@ -246,12 +247,27 @@ __rust_helper void rust_helper_irq_flow_eoi(struct irq_desc *desc)
 	irq_flow_eoi(desc, desc->irq_data.chip);
 }
 
+/* The EOI of handle_percpu_devid_irq(): per-CPU chips without irq_eoi exist (no fallback). */
+__rust_helper void rust_helper_irq_flow_eoi_if_any(struct irq_desc *desc)
+{
+	struct irq_chip *chip = desc->irq_data.chip;
+
+	if (chip->irq_eoi)
+		chip->irq_eoi(&desc->irq_data);
+}
+
+/* Takes the descriptor lock: every other writer of the state word holds it. */
 __rust_helper void rust_helper_irq_data_set_masked_by_active(struct irq_data *d, bool on)
 {
+	struct irq_desc *desc = irq_data_to_desc(d);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&desc->lock, flags);
 	if (on)
 		irqd_set_masked_by_active(d);
 	else
 		irqd_clr_masked_by_active(d);
+	raw_spin_unlock_irqrestore(&desc->lock, flags);
 }
 
 __rust_helper bool rust_helper_irq_data_is_masked_by_active(struct irq_data *d)

@@ -703,7 +703,17 @@ impl<T: Chip> ChipVtable<T> {
     }
 
     const VTABLE: bindings::irq_chip = bindings::irq_chip {
-        name: core::ptr::from_ref(T::NAME).cast::<c_char>(),
+        name: {
+            // genirq calls `irq_eoi` without a NULL check on the paths these flags select
+            // (`unmask_threaded_irq()`, `cond_eoi_irq()`): a chip with them must have `eoi`.
+            let eoi_flags =
+                (bindings::IRQCHIP_EOI_THREADED | bindings::IRQCHIP_EOI_IF_HANDLED) as c_ulong;
+            assert!(
+                T::HAS_EOI || T::FLAGS.as_raw() & eoi_flags == 0,
+                "a chip with EoiThreaded or EoiIfHandled must implement `eoi`"
+            );
+            core::ptr::from_ref(T::NAME).cast::<c_char>()
+        },
         irq_startup: if T::HAS_STARTUP {
             Some(Self::startup)
         } else {

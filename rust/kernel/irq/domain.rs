@@ -13,6 +13,7 @@ use core::{
 };
 
 use crate::{
+    bitmap::BitmapVec,
     error::{
         from_err_ptr,
         from_result,
@@ -21,17 +22,17 @@ use crate::{
     },
     interrupt::LocalInterruptDisabled,
     irq::{
+        chained::{
+            ChainedHandler,
+            ChainedIrqGuard, //
+        },
         chip::{
             Chip,
             ChipVtable, //
         },
         data::TriggerType,
         desc::IrqDesc,
-        flow::{
-            ChainedHandler,
-            ChainedIrqGuard,
-            FlowHandler, //
-        },
+        flow::FlowHandler,
         IrqRequest,
     },
     new_mutex,
@@ -178,8 +179,9 @@ pub trait DomainOps: Sized + Send + Sync + 'static {
     /// allocate the parent's levels with [`Allocator::alloc_parent`] and install chips with
     /// [`Allocator::set_info`].
     ///
-    /// On an error, the parent levels it allocated are freed for it (genirq leaves that to the
-    /// failing level).
+    /// On an error, the parent levels it allocated and the per-interrupt data it installed are
+    /// released for it (genirq leaves that to the failing level). A top-level chip that lacks a
+    /// callback the flow calls fails the allocation with `EINVAL` once `alloc` returned.
     ///
     /// Rust hierarchical domains take `struct irq_fwspec` allocation arguments only, as
     /// `irq_create_fwspec_mapping()` and Rust child domains pass.
@@ -377,9 +379,10 @@ pub struct Allocator<'a, T: DomainOps> {
     domain: *mut bindings::irq_domain,
     virq: u32,
     nr: u32,
-    /// The interrupts whose parent levels an `alloc` allocated (`start..end`), freed again if
-    /// the `alloc` fails, as the core leaves that to the failing level.
-    parent_allocated: Cell<Option<(u32, u32)>>,
+    /// The interrupts whose parent levels this `alloc` allocated and did not free, bit `i` for
+    /// `virq + i`: freed again if the `alloc` fails, as genirq leaves that to the failing level.
+    /// Allocated by the first [`Allocator::alloc_parent`] before the parent is called.
+    parent_allocated: Cell<Option<BitmapVec>>,
     _p: PhantomData<&'a T>,
 }
 
@@ -418,6 +421,42 @@ unsafe fn set_info<T: DomainOps, C: Chip<Data = T>>(
         )
     };
     Ok(())
+}
+
+/// Clears `IRQD_MASKED_BY_ACTIVE` of `virq`, whose mapping is being torn down or failed: its
+/// descriptor may outlive the mapping (a legacy domain, preallocated descriptors), and the next
+/// mapping must not inherit the strict flow. Takes the descriptor lock.
+fn clear_masked_by_active(virq: u32) {
+    // SAFETY: `virq` is being mapped or unmapped: its descriptor exists.
+    let irqd = unsafe { bindings::irq_get_irq_data(virq) };
+    if !irqd.is_null() {
+        // SAFETY: `irqd` is the live `irq_data` of `virq`; the helper takes its descriptor lock.
+        unsafe { bindings::irq_data_set_masked_by_active(irqd, false) };
+    }
+}
+
+/// Whether a top-level chip with (`ack`, `eoi`) has the callbacks `handler` calls without a NULL
+/// check: `ack` for the edge flow, `eoi` for the fasteoi flows and any flow not known here; the
+/// level, simple, per-CPU and bad flows check what they call.
+fn flow_has_top_callbacks(handler: bindings::irq_flow_handler_t, ack: bool, eoi: bool) -> bool {
+    // Functions defined once: their addresses identify them.
+    let is = |f: FlowHandler| f.as_raw().map(|p| p as usize) == handler.map(|p| p as usize);
+    if is(FlowHandler::Edge) {
+        ack
+    } else if [
+        FlowHandler::Level,
+        FlowHandler::Simple,
+        FlowHandler::Bad,
+        FlowHandler::PercpuDevid,
+        FlowHandler::RustPercpuDevid,
+    ]
+    .into_iter()
+    .any(is)
+    {
+        true
+    } else {
+        eoi
+    }
 }
 
 impl<T: DomainOps> Allocator<'_, T> {
@@ -466,27 +505,11 @@ impl<T: DomainOps> Allocator<'_, T> {
     /// Installs the chip `C` on `virq` at this level, leaving the flow handler to the top
     /// level (`irq_domain_set_hwirq_and_chip`).
     ///
-    /// Returns `EINVAL` for a `virq` outside the allocation, a `hwirq` outside the domain, or a
-    /// chip without `eoi` on the top level of an interrupt whose flow, already installed by a
-    /// parent level, is a fasteoi flow (which EOIs through the top-level chip).
+    /// Returns `EINVAL` for a `virq` outside the allocation or a `hwirq` outside the domain. A
+    /// top-level chip that lacks a callback the flow calls (`eoi` for a fasteoi flow, `ack`
+    /// for the edge flow) fails the whole allocation with `EINVAL` once `alloc` returns.
     pub fn set_hwirq_and_chip<C: Chip<Data = T>>(&self, virq: u32, hwirq: usize) -> Result {
         self.check(virq, 1, hwirq)?;
-        if !C::HAS_EOI {
-            let d = self.level_data(virq)?;
-            // SAFETY: `d` is the live `irq_data` of an interrupt being allocated, so its
-            // descriptor is live; its flow handler is set by the levels of this allocation, in
-            // this call chain.
-            let (top, handler) = unsafe {
-                let desc = bindings::irq_data_to_desc(d);
-                (
-                    core::ptr::eq(&raw const (*desc).irq_data, d),
-                    (*desc).handle_irq,
-                )
-            };
-            if top && FlowHandler::eoi_by_top_chip(handler) {
-                return Err(EINVAL);
-            }
-        }
         let chip_data = core::ptr::from_ref::<T>(self.host());
         // SAFETY: As in `set_info`.
         to_result(unsafe {
@@ -568,6 +591,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         }
         // SAFETY: A non-null parent outlives its children (see `Domain`).
         let mut spec = FwSpec::new(unsafe { (*parent).fwnode }, params)?;
+        self.track_parent()?;
         // SAFETY: `self.domain` is live, `virq..virq + nr` are being allocated in it (checked
         // above), and `spec` is the `irq_fwspec` argument the parent, a Rust domain with `alloc`
         // (checked by the flag above), expects.
@@ -579,28 +603,99 @@ impl<T: DomainOps> Allocator<'_, T> {
                 core::ptr::from_mut(&mut spec.0).cast(),
             )
         })?;
-        self.note_parent_allocated(virq, nr);
+        self.mark_parent(virq, nr, true);
         Ok(())
     }
 
-    /// Records that the parent levels of `virq..virq + nr` were allocated.
-    fn note_parent_allocated(&self, virq: u32, nr: u32) {
-        // `check()` refused a range that overflows.
-        let end = virq.saturating_add(nr);
-        self.parent_allocated
-            .set(Some(match self.parent_allocated.get() {
-                Some((s, e)) => (s.min(virq), e.max(end)),
-                None => (virq, end),
-            }));
+    /// Makes sure the parent levels this `alloc` allocates are tracked: allocates the bitmap,
+    /// before any parent level exists, so that `ENOMEM` leaves nothing behind.
+    fn track_parent(&self) -> Result {
+        let bitmap = match self.parent_allocated.take() {
+            Some(bitmap) => bitmap,
+            None => BitmapVec::new(self.nr as usize, GFP_KERNEL)?,
+        };
+        self.parent_allocated.set(Some(bitmap));
+        Ok(())
     }
 
-    /// Frees the parent levels this failed `alloc` allocated and did not free itself.
-    fn undo_parent_allocated(&self) {
-        if let Some((start, end)) = self.parent_allocated.take() {
-            // SAFETY: `self.domain` is live and has a parent (it allocated there); the parent
-            // allocated `start..end`, which lies in the interrupts being allocated.
-            unsafe { bindings::irq_domain_free_irqs_parent(self.domain, start, end - start) };
+    /// Records that the parent levels of `virq..virq + nr` (a `check()`ed range) were allocated
+    /// or freed.
+    fn mark_parent(&self, virq: u32, nr: u32, allocated: bool) {
+        if let Some(mut bitmap) = self.parent_allocated.take() {
+            for i in (virq - self.virq)..(virq - self.virq + nr) {
+                if allocated {
+                    bitmap.set_bit(i as usize);
+                } else {
+                    bitmap.clear_bit(i as usize);
+                }
+            }
+            self.parent_allocated.set(Some(bitmap));
         }
+    }
+
+    /// Undoes what a failed `alloc` left: releases the per-interrupt data it installed and
+    /// frees the parent levels it allocated and did not free itself, each exactly once. No CPU
+    /// reaches either: the interrupts were never activated.
+    fn undo_failed_alloc(&self) {
+        let boxed = self.state().take_boxed(self.virq, self.nr);
+        if !boxed.is_empty() {
+            release_after_grace_period(DeferredRelease {
+                boxed,
+                _owner: ModuleRef::get(crate::module::this_module::<T::OwnerModule>()).ok(),
+            });
+        }
+        let Some(bitmap) = self.parent_allocated.take() else {
+            return;
+        };
+        let len = bitmap.len();
+        let mut start = 0;
+        while start < len {
+            let Some(first) = bitmap.next_bit(start) else {
+                break;
+            };
+            let end = bitmap.next_zero_bit(first).unwrap_or(len);
+            // SAFETY: `self.domain` is live and has a parent (it allocated there), which
+            // allocated `virq + first..virq + end` in this `alloc` and has not freed them.
+            unsafe {
+                bindings::irq_domain_free_irqs_parent(
+                    self.domain,
+                    self.virq + first as u32,
+                    (end - first) as u32,
+                )
+            };
+            start = end;
+        }
+    }
+
+    /// Checks, once `alloc` succeeded, that the top-level chip of each interrupt this domain
+    /// is the top of has the callbacks its flow calls unconditionally: a parent level may have
+    /// installed the flow before or after this level's chip, so neither call could check it.
+    /// `EINVAL` otherwise.
+    fn check_top_chips(&self) -> Result {
+        for virq in self.virq..self.virq + self.nr {
+            // SAFETY: `self.domain` is live and allocates `virq`.
+            let d = unsafe { bindings::irq_domain_get_irq_data(self.domain, virq) };
+            if d.is_null() {
+                continue;
+            }
+            // SAFETY: `d` is the live `irq_data` of an interrupt being allocated, so its
+            // descriptor and, if set, its top-level chip are live; its flow handler and chips
+            // are set by the levels of this allocation, in this call chain.
+            let (top, handler, ack, eoi) = unsafe {
+                let desc = bindings::irq_data_to_desc(d);
+                let chip = (*desc).irq_data.chip.as_ref();
+                (
+                    core::ptr::eq(&raw const (*desc).irq_data, d),
+                    (*desc).handle_irq,
+                    chip.is_some_and(|c| c.irq_ack.is_some()),
+                    chip.is_some_and(|c| c.irq_eoi.is_some()),
+                )
+            };
+            if top && !flow_has_top_callbacks(handler, ack, eoi) {
+                return Err(EINVAL);
+            }
+        }
+        Ok(())
     }
 
     /// The domain's host data.
@@ -641,10 +736,11 @@ impl<T: DomainOps> Allocator<'_, T> {
         // SAFETY: `virq..virq + nr` are being allocated in the live `self.domain` (checked
         // above); its parent takes `msi_alloc_info_t` arguments (the flag, set at creation from
         // the parent's type), which `info` is.
+        self.track_parent()?;
         to_result(unsafe {
             bindings::irq_domain_alloc_irqs_parent(self.domain, virq, nr, info.as_raw().cast())
         })?;
-        self.note_parent_allocated(virq, nr);
+        self.mark_parent(virq, nr, true);
         Ok(())
     }
 
@@ -719,6 +815,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         // SAFETY: `virq..virq + nr` are being freed in the live `self.domain` (checked above):
         // reset this level and free the parent's, as `irq_domain_free_irqs_common()` does.
         unsafe { bindings::irq_domain_free_irqs_common(self.domain, virq, nr) };
+        self.mark_parent(virq, nr, false);
         if !boxed.is_empty() {
             // The data's drop is code of `T`'s module: keep it loaded until it ran.
             release_after_grace_period(DeferredRelease {
@@ -737,6 +834,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         self.check(virq, nr, 0)?;
         // SAFETY: `virq..virq + nr` are being freed in the live `self.domain` (checked above).
         unsafe { bindings::irq_domain_free_irqs_common(self.domain, virq, nr) };
+        self.mark_parent(virq, nr, false);
         Ok(())
     }
 
@@ -744,7 +842,8 @@ impl<T: DomainOps> Allocator<'_, T> {
     /// caller (`irq_domain_free_irqs_parent`).
     ///
     /// An `alloc` that fails after [`Allocator::alloc_parent`] need not call it: the parent
-    /// levels it allocated are freed when it returns the error (none twice, if it does).
+    /// levels it allocated and did not free (with this, [`Allocator::free_common`] or
+    /// [`Allocator::free_boxed`]) are freed when it returns the error, each once.
     ///
     /// Returns `ENODEV` for a domain without parent and `EINVAL` for interrupts outside the ones
     /// being freed.
@@ -756,7 +855,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         }
         // SAFETY: As in `free_common`; the parent allocated these interrupts with this level.
         unsafe { bindings::irq_domain_free_irqs_parent(self.domain, virq, nr) };
-        self.parent_allocated.set(None);
+        self.mark_parent(virq, nr, false);
         Ok(())
     }
 }
@@ -2079,7 +2178,10 @@ impl<T: DomainOps> DomainVtable<T> {
             _p: PhantomData,
         };
         from_result(|| {
-            t.map(&mapper, hw)?;
+            // A failed map is not unmapped: the state bit its `set_masked_by_active` may have
+            // set must not outlive it.
+            t.map(&mapper, hw)
+                .inspect_err(|_| clear_masked_by_active(virq))?;
             Ok(0)
         })
     }
@@ -2093,15 +2195,8 @@ impl<T: DomainOps> DomainVtable<T> {
             // SAFETY: As in `map`.
             unsafe { host::<T>(d) }.unmap(virq)
         }
-        // The descriptor outlives the mapping in a legacy domain, or where the core reuses
-        // preallocated descriptors: the next mapping must not inherit the strict flow. The
-        // core removed the chip and handler and synchronized the interrupt first.
-        // SAFETY: `virq` is being unmapped: its descriptor still exists.
-        let irqd = unsafe { bindings::irq_get_irq_data(virq) };
-        if !irqd.is_null() {
-            // SAFETY: `irqd` is the live `irq_data` of `virq`, which no flow runs any more.
-            unsafe { bindings::irq_data_set_masked_by_active(irqd, false) };
-        }
+        // The core removed the chip and handler and synchronized the interrupt first.
+        clear_masked_by_active(virq);
     }
 
     /// # Safety
@@ -2190,18 +2285,44 @@ impl<T: DomainOps> DomainVtable<T> {
                 // arguments only (`Domain::alloc_irqs`, children whose parent flag says so;
                 // `create_fwspec_mapping` refuses it), valid for the call.
                 let info = unsafe { &*arg.cast::<MsiAllocInfo>() };
-                return t
-                    .alloc_info(&alloc, virq, nr, info)
-                    .inspect_err(|_| alloc.undo_parent_allocated())
-                    .map(|()| 0);
+                let res = t.alloc_info(&alloc, virq, nr, info);
+                // SAFETY: As for `alloc` below.
+                return unsafe { Self::finish_alloc(d, &alloc, res) };
             }
             // SAFETY: Other Rust hierarchical domains are allocated with `irq_fwspec` arguments
             // (see `DomainOps::alloc`).
             let spec = unsafe { FwSpec::from_raw(arg.cast()) }?;
-            t.alloc(&alloc, virq, nr, spec)
-                .inspect_err(|_| alloc.undo_parent_allocated())?;
-            Ok(0)
+            let res = t.alloc(&alloc, virq, nr, spec);
+            // SAFETY: `d` is a domain created by `Domain` for `T` allocating `virq..virq + nr`
+            // with `alloc`, which just returned.
+            unsafe { Self::finish_alloc(d, &alloc, res) }
         })
+    }
+
+    /// Completes an allocation: on `alloc`'s error, undoes what it left; on success, frees it
+    /// again (through `free`, as genirq would) if a top-level chip lacks a callback its flow
+    /// calls.
+    ///
+    /// # Safety
+    ///
+    /// `d` is a domain created by [`Domain`] for `T`, allocating the interrupts of `alloc`,
+    /// whose `alloc` or `alloc_info` returned `res`.
+    unsafe fn finish_alloc(
+        d: *mut bindings::irq_domain,
+        alloc: &Allocator<'_, T>,
+        res: Result,
+    ) -> Result<c_int> {
+        if let Err(e) = res {
+            alloc.undo_failed_alloc();
+            return Err(e);
+        }
+        if let Err(e) = alloc.check_top_chips() {
+            // SAFETY: `alloc` succeeded for these interrupts of `d` (the function's safety
+            // requirements): `free` undoes it, as genirq's own error path does.
+            unsafe { Self::free(d, alloc.virq, alloc.nr) };
+            return Err(e);
+        }
+        Ok(0)
     }
 
     /// # Safety

@@ -9,12 +9,13 @@
 #[macros::kunit_tests(rust_irq_provider)]
 mod tests {
     use crate::{
+        error::to_result,
         interrupt::LocalInterruptDisabled,
         irq::{
-            ChainedHandler, ChainedIrqGuard, Chip, ChipFlag, ChipFlags, ChipState, Domain,
-            DomainOps, Flags, FlowHandler, FwSpec, IrqData, IrqDesc, IrqReturn, LockedIrqData,
-            Mapper, Registration, ThreadedHandler, ThreadedIrqReturn, ThreadedRegistration,
-            TriggerType,
+            ChainedHandler, ChainedIrqGuard, Chip, ChipFlag, ChipFlags, ChipState, ChipVtable,
+            Domain, DomainOps, Flags, FlowHandler, FwSpec, IrqData, IrqDesc, IrqReturn,
+            LockedIrqData, Mapper, Registration, ThreadedHandler, ThreadedIrqReturn,
+            ThreadedRegistration, TriggerType,
         },
         prelude::*,
         sync::{
@@ -641,7 +642,8 @@ mod tests {
     }
 
     /// The parent of a two-level hierarchy: allocates its level from the cells it is given.
-    struct HierParent(SoftIrqc);
+    /// The second field counts the interrupts its level holds (allocated, not yet freed).
+    struct HierParent(SoftIrqc, Atomic<u32>);
 
     impl AsRef<SoftIrqc> for HierParent {
         fn as_ref(&self) -> &SoftIrqc {
@@ -698,7 +700,13 @@ mod tests {
                     alloc.set_info::<ParentChip>(virq + i, hw, FlowHandler::FastEoi)?;
                 }
             }
+            self.1.fetch_add(nr, Relaxed);
             Ok(())
+        }
+
+        fn free(&self, alloc: &crate::irq::Allocator<'_, Self>, virq: u32, nr: u32) {
+            self.1.fetch_sub(nr, Relaxed);
+            let _ = alloc.free_boxed(virq, nr);
         }
     }
 
@@ -767,7 +775,7 @@ mod tests {
         let parent = Domain::new_tree(
             c"rust-soft-parent",
             NR_LINES,
-            Ok::<_, Error>(HierParent(SoftIrqc::new(2))),
+            Ok::<_, Error>(HierParent(SoftIrqc::new(2), Atomic::new(0))),
         )?;
         let child = Domain::new_hierarchy(
             c"rust-soft-child",
@@ -906,7 +914,7 @@ mod tests {
         let parent = Domain::new_tree(
             c"rust-soft-sparse-parent",
             NR_LINES,
-            Ok::<_, Error>(HierParent(SoftIrqc::new(8))),
+            Ok::<_, Error>(HierParent(SoftIrqc::new(8), Atomic::new(0))),
         )?;
         // A hierarchy level needs `alloc`.
         assert_eq!(
@@ -1329,7 +1337,7 @@ mod tests {
         let parent = Domain::new_tree(
             c"rust-soft-guard-parent",
             NR_LINES,
-            Ok::<_, Error>(HierParent(SoftIrqc::new(11))),
+            Ok::<_, Error>(HierParent(SoftIrqc::new(11), Atomic::new(0))),
         )?;
         let pm = parent.create_fwspec_mapping(&[20])?;
         assert_eq!(
@@ -1660,9 +1668,19 @@ mod tests {
     /// The top of a hierarchy shaped like the i.MX GPC's under a GIC: its chip `C` has no
     /// `irq_ack` and no `irq_mask`/`irq_unmask`; the flow is the parent level's. Line `n` sits
     /// on parent line `n + 16`.
-    ///
-    /// The third field is `chip_first`: install the chip before allocating the parent level.
-    struct GpcChild<C>(SoftIrqc, core::marker::PhantomData<fn() -> C>, bool);
+    struct GpcChild<C>(SoftIrqc, core::marker::PhantomData<fn() -> C>, GpcAlloc);
+
+    /// How a [`GpcChild`] allocates its level.
+    #[derive(Clone, Copy, PartialEq)]
+    enum GpcAlloc {
+        /// The parent level first, then this level's chip (as most drivers do).
+        ChipAfter,
+        /// This level's chip first, then the parent level, which installs the flow.
+        ChipFirst,
+        /// The parent level, then frees it again itself and fails with `EIO`, as a C driver's
+        /// error path does.
+        FreeThenFail,
+    }
 
     impl<C> AsRef<SoftIrqc> for GpcChild<C> {
         fn as_ref(&self) -> &SoftIrqc {
@@ -1710,17 +1728,22 @@ mod tests {
             spec: &FwSpec,
         ) -> Result {
             let (hwirq, _) = self.translate(spec)?;
-            // With `chip_first`, the chip is installed before the parent sets the flow, so the
-            // allocator cannot refuse a chip that the flow needs an `eoi` of.
-            if self.2 {
+            if self.2 == GpcAlloc::ChipFirst {
                 for i in 0..nr {
                     alloc.set_hwirq_and_chip::<C>(virq + i, hwirq + i as usize)?;
                 }
             }
             alloc.alloc_parent(virq, nr, &[hwirq as u32 + 16])?;
-            if !self.2 {
-                for i in 0..nr {
-                    alloc.set_hwirq_and_chip::<C>(virq + i, hwirq + i as usize)?;
+            match self.2 {
+                GpcAlloc::ChipAfter => {
+                    for i in 0..nr {
+                        alloc.set_hwirq_and_chip::<C>(virq + i, hwirq + i as usize)?;
+                    }
+                }
+                GpcAlloc::ChipFirst => {}
+                GpcAlloc::FreeThenFail => {
+                    alloc.free_common(virq, nr)?;
+                    return Err(EIO);
                 }
             }
             Ok(())
@@ -1731,14 +1754,15 @@ mod tests {
     /// `irq_eoi` is its own, not `irq_chip_eoi_parent()`, so the flow cannot know it only
     /// forwards (a child's EOI may clear a latch, say) and takes the fasteoi path: EOI once,
     /// through the child to the parent, no call through the missing callbacks. A top chip
-    /// without any callback is refused at allocation, or, where the allocator cannot see it,
-    /// EOId at the parent. No oops either way.
+    /// without any callback is refused at allocation, or, installed behind the allocator's
+    /// back, EOId at the parent. No oops either way. A failed allocation leaves nothing in the
+    /// parent level, also when the failing `alloc` freed it itself.
     #[test]
     fn strict_under_gpc_shaped_top_chip() -> Result {
         let parent = Domain::new_tree(
             c"rust-soft-gic",
             NR_ALL,
-            Ok::<_, Error>(HierParent(SoftIrqc::new(2))),
+            Ok::<_, Error>(HierParent(SoftIrqc::new(2), Atomic::new(0))),
         )?;
         let gpc = Domain::new_hierarchy(
             c"rust-soft-gpc",
@@ -1747,7 +1771,7 @@ mod tests {
             Ok::<_, Error>(GpcChild::<GpcEoiChip>(
                 SoftIrqc::new(3),
                 core::marker::PhantomData,
-                false,
+                GpcAlloc::ChipAfter,
             )),
         )?;
         let m = gpc.create_fwspec_mapping(&[25])?;
@@ -1767,50 +1791,68 @@ mod tests {
         assert_eq!(count(&seq, 2 * 16 + OP_EOI), 1);
         assert_eq!(seq.len(), 4);
         assert_eq!(parent.data().0.active[41].load(Relaxed), 0);
-        drop(reg);
-        drop(m);
-
-        // A top chip without `eoi` under a fasteoi flow: refused when it is installed.
-        let bare = Domain::new_hierarchy(
-            c"rust-soft-gpc-bare",
-            &parent,
-            32,
-            Ok::<_, Error>(GpcChild::<GpcBareChip>(
-                SoftIrqc::new(4),
-                core::marker::PhantomData,
-                false,
-            )),
-        )?;
-        assert!(bare.create_fwspec_mapping(&[26]).err() == Some(EINVAL));
-        assert_eq!(parent.find_mapping(42), None);
-
-        // Installed before the flow, where the allocator cannot see it: the flow EOIs the
-        // parent level, where `irq_chip_eoi_parent()` would have taken it, so the line is not
-        // left active, and calls nothing through the missing callbacks.
-        let bare = Domain::new_hierarchy(
-            c"rust-soft-gpc-bare-first",
-            &parent,
-            32,
-            Ok::<_, Error>(GpcChild::<GpcBareChip>(
-                SoftIrqc::new(4),
-                core::marker::PhantomData,
-                true,
-            )),
-        )?;
-        let m = bare.create_fwspec_mapping(&[26])?;
-        let reg = request_gated(&m, Flags::TRIGGER_NONE, false, false, 0)?;
+        // The top chip swapped for one without any callback after allocation (as a C driver
+        // may do with `irq_set_chip()`, unchecked): the Rust flow EOIs the parent level, once,
+        // so the line is not left active, and calls nothing through the missing callbacks.
+        // SAFETY: `m` keeps the interrupt allocated; the bare chip has no callback, so it never
+        // reads the chip data, which stays the domain's.
+        to_result(unsafe { bindings::irq_set_chip(m.irq(), ChipVtable::<GpcBareChip>::build()) })?;
         reset_log();
-        parent.data().0.active[42].store(1, Relaxed);
-        bare.handle_irq_safe(26)?;
-        reg.handler().entered.wait_for_completion();
+        parent.data().0.active[41].store(1, Relaxed);
+        gpc.handle_irq_safe(25)?;
         reg.synchronize();
         let seq = log();
         assert_eq!(seq.first(), Some(&HARD));
         assert_eq!(count(&seq, THREAD), 1);
         assert_eq!(count(&seq, 2 * 16 + OP_EOI), 1);
         assert_eq!(seq.len(), 3);
-        assert_eq!(parent.data().0.active[42].load(Relaxed), 0);
-        assert_eq!(reg.handler().thread.load(Relaxed), 1);
+        assert_eq!(parent.data().0.active[41].load(Relaxed), 0);
+        // SAFETY: As above; the domain's own chip again, whose data it is.
+        to_result(unsafe { bindings::irq_set_chip(m.irq(), ChipVtable::<GpcEoiChip>::build()) })?;
+        drop(reg);
+        drop(m);
+
+        // A top chip without `eoi` under a fasteoi flow, installed after or before the parent
+        // level set the flow, on a line of the strict (Rust) flow and on one of the C fasteoi
+        // flow (which would call through NULL): the allocation fails, nothing is left in the
+        // parent level.
+        for (mode, line) in [
+            (GpcAlloc::ChipAfter, 26u32),
+            (GpcAlloc::ChipFirst, 26),
+            (GpcAlloc::ChipAfter, 20),
+            (GpcAlloc::ChipFirst, 20),
+        ] {
+            let bare = Domain::new_hierarchy(
+                c"rust-soft-gpc-bare",
+                &parent,
+                32,
+                Ok::<_, Error>(GpcChild::<GpcBareChip>(
+                    SoftIrqc::new(4),
+                    core::marker::PhantomData,
+                    mode,
+                )),
+            )?;
+            let held = parent.data().1.load(Relaxed);
+            // genirq reports any allocation error as "no mapping", hence `EINVAL`.
+            assert_eq!(bare.create_fwspec_mapping(&[line]).err(), Some(EINVAL));
+            assert_eq!(parent.data().1.load(Relaxed), held);
+            assert_eq!(parent.find_mapping(line as usize + 16), None);
+        }
+
+        // An `alloc` that frees the parent level itself before it fails: freed once, not twice.
+        let failing = Domain::new_hierarchy(
+            c"rust-soft-gpc-fail",
+            &parent,
+            32,
+            Ok::<_, Error>(GpcChild::<GpcEoiChip>(
+                SoftIrqc::new(5),
+                core::marker::PhantomData,
+                GpcAlloc::FreeThenFail,
+            )),
+        )?;
+        let held = parent.data().1.load(Relaxed);
+        assert_eq!(failing.create_fwspec_mapping(&[27]).err(), Some(EINVAL));
+        assert_eq!(parent.data().1.load(Relaxed), held);
         Ok(())
     }
 }
