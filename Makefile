@@ -41,7 +41,7 @@ KUNIT = cd $(TREE) && python3 tools/testing/kunit/kunit.py
 KUNIT_MAKE_OPTS := $(foreach v,$(KMAKE_VARS),--make_options $(v)) \
 	--make_options CC=$(KCC) --make_options HOSTCC=$(KCC)
 
-.PHONY: help deps tree build config test kunit boot bench kasan soak run clippy fmt fmtcheck doc series checkpatch clean distclean kmake
+.PHONY: help deps tree build config test kunit boot bench kasan soak run clippy fmt fmtcheck doc series checkpatch build-each clean distclean kmake
 
 help:
 	@echo "make deps       install toolchain, QEMU 10 and bindgen (idempotent)"
@@ -52,7 +52,7 @@ help:
 	@echo "make bench      posted-MSI, IPI storm, GICv3 and interrupt balancer benchmarks"
 	@echo "make kasan      the x86_64 tests on a KASAN kernel ([ARCH=arm64]: the arm64 ones)"
 	@echo "make soak       the posted-MSI soak: 1,000,000 MSIs, 10 CPU hotplug cycles, x86_64"
-	@echo "make clippy | fmt | fmtcheck | doc | series | checkpatch | clean | distclean"
+	@echo "make clippy | fmt | fmtcheck | doc | series | checkpatch | build-each | clean | distclean"
 
 deps:
 	@bash scripts/deps.sh
@@ -152,6 +152,12 @@ clean:
 
 distclean:
 	rm -rf $(BUILD)
+
+# Build rust/ (the kernel crate, its helpers and doctests) of the x86_64 kernel at each commit
+# of the series: EACH lists series positions, by default the provider-side abstractions (1-6).
+EACH ?= 1 2 3 4 5 6
+build-each: tree
+	@KMAKE_VARS="$(KMAKE_VARS) CC=$(KCC) HOSTCC=$(KCC)" JOBS=$(JOBS) bash scripts/build-each.sh $(EACH)
 
 # Run kernel make targets in an already configured build directory, e.g.
 # `make kmake ARCH=x86_64 T=prepare` (T defaults to vmlinux).
