@@ -83,10 +83,10 @@ __rust_helper void rust_helper_irq_flow_kstat_incr_percpu(struct irq_desc *desc)
  */
 static noinline void irq_flow_eoi_missing(struct irq_desc *desc)
 {
-	struct irq_data *d = &desc->irq_data;
-
 #ifdef CONFIG_IRQ_DOMAIN_HIERARCHY
-	for (d = d->parent_data; d; d = d->parent_data) {
+	struct irq_data *d;
+
+	for (d = desc->irq_data.parent_data; d; d = d->parent_data) {
 		if (d->chip && d->chip->irq_eoi) {
 			pr_warn_once("genirq: irq %u: chip %s has no irq_eoi for its fasteoi flow; EOI at %s\n",
 				     irq_desc_get_irq(desc), desc->irq_data.chip->name, d->chip->name);

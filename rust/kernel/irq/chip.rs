@@ -4,7 +4,7 @@
 //!
 //! An interrupt controller driver describes its hardware operations (mask, unmask, ack, EOI, ...)
 //! by implementing [`Chip`]. [`ChipVtable`] turns an implementation into a constant,
-//! `IRQCHIP_IMMUTABLE` `struct irq_chip` that a [`Domain`](super::Domain) installs on the
+//! `IRQCHIP_IMMUTABLE` `struct irq_chip` that a `Domain` installs on the
 //! interrupts it maps.
 //!
 //! C header: [`include/linux/irq.h`](srctree/include/linux/irq.h)
@@ -175,7 +175,7 @@ impl VcpuInfo {
 /// The hardware operations of an interrupt controller (`struct irq_chip`).
 ///
 /// Implement it on a marker type; [`ChipVtable`] builds the constant `struct irq_chip`. Each
-/// callback receives the chip data, [`Chip::Data`], which the [`Domain`](super::Domain) that
+/// callback receives the chip data, [`Chip::Data`], which the `Domain` that
 /// installed the chip owns and which outlives every interrupt the chip is installed on, and the
 /// [`IrqData`] of the interrupt.
 ///
@@ -203,7 +203,7 @@ impl VcpuInfo {
 /// # Examples
 ///
 /// A chip whose lines can be routed to one CPU each and report their pending state; the
-/// [`Domain`](super::Domain) example shows a chip installed and used.
+/// `Domain` example shows a chip installed and used.
 ///
 /// ```
 /// use kernel::cpumask::Cpumask;
@@ -262,7 +262,7 @@ impl VcpuInfo {
 pub trait Chip {
     /// The chip data (`irq_data->chip_data`).
     ///
-    /// `'static`: a leaked (`mem::forget`) [`Domain`](super::Domain) keeps the chip installed
+    /// `'static`: a leaked (`mem::forget`) `Domain` keeps the chip installed
     /// with its data forever.
     type Data: Sync + 'static;
 
@@ -390,7 +390,7 @@ pub trait Chip {
 /// The constant `struct irq_chip` of a [`Chip`] implementation.
 ///
 /// Whoever installs the table on an interrupt guarantees that the interrupt's `chip_data` is null
-/// or points to a `T::Data` that outlives the installation: [`Domain`](super::Domain) installs
+/// or points to a `T::Data` that outlives the installation: `Domain` installs
 /// it with its own host data; C code that installs it (VT-d's posted-MSI chip) with the data
 /// type it declares.
 pub struct ChipVtable<T: Chip>(PhantomData<T>);
@@ -704,8 +704,8 @@ impl<T: Chip> ChipVtable<T> {
 
     const VTABLE: bindings::irq_chip = bindings::irq_chip {
         name: {
-            // genirq calls `irq_eoi` without a NULL check on the paths these flags select
-            // (`unmask_threaded_irq()`, `cond_eoi_irq()`): a chip with them must have `eoi`.
+            // A chip that asks for its EOI in the thread (`unmask_threaded_irq()` calls
+            // `irq_eoi` without a NULL check) or only for handled interrupts must have `eoi`.
             let eoi_flags =
                 (bindings::IRQCHIP_EOI_THREADED | bindings::IRQCHIP_EOI_IF_HANDLED) as c_ulong;
             assert!(

@@ -436,14 +436,22 @@ fn clear_masked_by_active(virq: u32) {
 }
 
 /// Whether a top-level chip with (`ack`, `eoi`) has the callbacks `handler` calls without a NULL
-/// check: `ack` for the edge flow, `eoi` for the fasteoi flows and any flow not known here; the
-/// level, simple, per-CPU and bad flows check what they call.
+/// check: `ack` for the edge flow, `ack` and `eoi` for `handle_fasteoi_ack_irq()`, `eoi` for the
+/// fasteoi flows and any flow not known here; the level, simple, per-CPU, untracked and bad
+/// flows check what they call.
 fn flow_has_top_callbacks(handler: bindings::irq_flow_handler_t, ack: bool, eoi: bool) -> bool {
     // Functions defined once: their addresses identify them.
-    let is = |f: FlowHandler| f.as_raw().map(|p| p as usize) == handler.map(|p| p as usize);
+    let addr = handler.map(|p| p as usize);
+    let is = |f: FlowHandler| f.as_raw().map(|p| p as usize) == addr;
+    let is_c = |f: unsafe extern "C" fn(*mut bindings::irq_desc)| Some(f as usize) == addr;
     if is(FlowHandler::Edge) {
-        ack
-    } else if [
+        return ack;
+    }
+    #[cfg(CONFIG_IRQ_FASTEOI_HIERARCHY_HANDLERS)]
+    if is_c(bindings::handle_fasteoi_ack_irq) {
+        return ack && eoi;
+    }
+    let checks_all = [
         FlowHandler::Level,
         FlowHandler::Simple,
         FlowHandler::Bad,
@@ -452,11 +460,9 @@ fn flow_has_top_callbacks(handler: bindings::irq_flow_handler_t, ack: bool, eoi:
     ]
     .into_iter()
     .any(is)
-    {
-        true
-    } else {
-        eoi
-    }
+        || is_c(bindings::handle_percpu_irq)
+        || is_c(bindings::handle_untracked_irq);
+    checks_all || eoi
 }
 
 impl<T: DomainOps> Allocator<'_, T> {
@@ -633,10 +639,19 @@ impl<T: DomainOps> Allocator<'_, T> {
         }
     }
 
+    /// Clears `IRQD_MASKED_BY_ACTIVE` of `virq..virq + nr` (a `check()`ed range), whose
+    /// descriptors may outlive this allocation (`!CONFIG_SPARSE_IRQ` keeps the state word).
+    fn clear_masked_by_active(&self, virq: u32, nr: u32) {
+        for v in virq..virq + nr {
+            clear_masked_by_active(v);
+        }
+    }
+
     /// Undoes what a failed `alloc` left: releases the per-interrupt data it installed and
     /// frees the parent levels it allocated and did not free itself, each exactly once. No CPU
     /// reaches either: the interrupts were never activated.
     fn undo_failed_alloc(&self) {
+        self.clear_masked_by_active(self.virq, self.nr);
         let boxed = self.state().take_boxed(self.virq, self.nr);
         if !boxed.is_empty() {
             release_after_grace_period(DeferredRelease {
@@ -816,6 +831,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         // reset this level and free the parent's, as `irq_domain_free_irqs_common()` does.
         unsafe { bindings::irq_domain_free_irqs_common(self.domain, virq, nr) };
         self.mark_parent(virq, nr, false);
+        self.clear_masked_by_active(virq, nr);
         if !boxed.is_empty() {
             // The data's drop is code of `T`'s module: keep it loaded until it ran.
             release_after_grace_period(DeferredRelease {
@@ -835,6 +851,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         // SAFETY: `virq..virq + nr` are being freed in the live `self.domain` (checked above).
         unsafe { bindings::irq_domain_free_irqs_common(self.domain, virq, nr) };
         self.mark_parent(virq, nr, false);
+        self.clear_masked_by_active(virq, nr);
         Ok(())
     }
 
@@ -2317,9 +2334,16 @@ impl<T: DomainOps> DomainVtable<T> {
             return Err(e);
         }
         if let Err(e) = alloc.check_top_chips() {
-            // SAFETY: `alloc` succeeded for these interrupts of `d` (the function's safety
-            // requirements): `free` undoes it, as genirq's own error path does.
-            unsafe { Self::free(d, alloc.virq, alloc.nr) };
+            // `alloc` succeeded for these interrupts of `d` (the function's safety
+            // requirements): `free` undoes it, once per interrupt whose level exists, as
+            // genirq's `irq_domain_free_irqs_hierarchy()` calls it.
+            for virq in alloc.virq..alloc.virq + alloc.nr {
+                // SAFETY: `d` is live and allocating `virq`.
+                if !unsafe { bindings::irq_domain_get_irq_data(d, virq) }.is_null() {
+                    // SAFETY: As above.
+                    unsafe { Self::free(d, virq, 1) };
+                }
+            }
             return Err(e);
         }
         Ok(0)
