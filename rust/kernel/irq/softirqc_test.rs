@@ -1782,49 +1782,46 @@ mod tests {
         )?;
         let m = gpc.create_fwspec_mapping(&[25])?;
         assert_eq!(parent.find_mapping(41), Some(m.irq()));
-        let reg = request_gated(&m, Flags::TRIGGER_NONE, true, false, 0)?;
-        reset_log();
-        // Delivered as the GIC would: the parent line is acknowledged (active), then the flow.
-        parent.data().0.active[41].store(1, Relaxed);
-        gpc.handle_irq_safe(25)?;
-        reg.handler().entered.wait_for_completion();
+        // Raises line 25 with a ONESHOT threaded handler held in its thread and returns the
+        // events seen while the thread is held (after checking the parent line is no longer
+        // active: EOId before the thread ends) and those of the whole run.
+        let raise_held = || -> Result<(KVec<u32>, KVec<u32>)> {
+            let reg = request_gated(&m, Flags::TRIGGER_NONE, true, false, 0)?;
+            reset_log();
+            // Delivered as the GIC would: the parent line is acknowledged (active), then the
+            // flow.
+            parent.data().0.active[41].store(1, Relaxed);
+            gpc.handle_irq_safe(25)?;
+            reg.handler().entered.wait_for_completion();
+            let held = log();
+            assert_eq!(parent.data().0.active[41].load(Relaxed), 0);
+            reg.handler().release.complete_all();
+            reg.synchronize();
+            Ok((held, log()))
+        };
         // The EOI comes right after the hard handler, while the thread is held (the strict
         // flow would defer it to the thread's end and leave the line active until then).
-        let seq = log();
-        assert_eq!(seq.first(), Some(&HARD));
-        assert_eq!(count(&seq, 3 * 16 + OP_EOI), 1);
-        assert_eq!(count(&seq, 2 * 16 + OP_EOI), 1);
-        assert_eq!(parent.data().0.active[41].load(Relaxed), 0);
-        reg.handler().release.complete_all();
-        reg.synchronize();
-        let seq = log();
-        assert_eq!(count(&seq, THREAD), 1);
-        assert_eq!(seq.len(), 4);
-        drop(reg);
+        let (held, all) = raise_held()?;
+        assert_eq!(held.first(), Some(&HARD));
+        assert_eq!(count(&held, 3 * 16 + OP_EOI), 1);
+        assert_eq!(count(&held, 2 * 16 + OP_EOI), 1);
+        assert_eq!(count(&all, THREAD), 1);
+        assert_eq!(all.len(), 4);
         // The top chip swapped for one without any callback after allocation (as a C driver
         // may do with `irq_set_chip()`, unchecked): the Rust flow EOIs the parent level, once,
-        // so the line is not left active, and calls nothing through the missing callbacks.
+        // before the thread ends, so the line is not left active, and calls nothing through the
+        // missing callbacks.
         // SAFETY: `m` keeps the interrupt allocated; the bare chip has no callback, so it never
         // reads the chip data, which stays the domain's.
         to_result(unsafe { bindings::irq_set_chip(m.irq(), ChipVtable::<GpcBareChip>::build()) })?;
-        let reg = request_gated(&m, Flags::TRIGGER_NONE, true, false, 0)?;
-        reset_log();
-        parent.data().0.active[41].store(1, Relaxed);
-        gpc.handle_irq_safe(25)?;
-        reg.handler().entered.wait_for_completion();
-        // EOId at the parent before the thread ends.
-        let seq = log();
-        assert_eq!(seq.first(), Some(&HARD));
-        assert_eq!(count(&seq, 2 * 16 + OP_EOI), 1);
-        assert_eq!(parent.data().0.active[41].load(Relaxed), 0);
-        reg.handler().release.complete_all();
-        reg.synchronize();
-        let seq = log();
-        assert_eq!(count(&seq, THREAD), 1);
-        assert_eq!(seq.len(), 3);
+        let swapped = raise_held();
         // SAFETY: As above; the domain's own chip again, whose data it is.
         to_result(unsafe { bindings::irq_set_chip(m.irq(), ChipVtable::<GpcEoiChip>::build()) })?;
-        drop(reg);
+        let (held, all) = swapped?;
+        assert_eq!(held.first(), Some(&HARD));
+        assert_eq!(count(&held, 2 * 16 + OP_EOI), 1);
+        assert_eq!(count(&all, THREAD), 1);
+        assert_eq!(all.len(), 3);
         drop(m);
 
         // A top chip without `eoi` under a fasteoi flow, installed after or before the parent
