@@ -440,10 +440,11 @@ fn clear_masked_by_active(virq: u32) {
 /// fasteoi flows and any flow not known here; the level, simple, per-CPU, untracked and bad
 /// flows check what they call.
 fn flow_has_top_callbacks(handler: bindings::irq_flow_handler_t, ack: bool, eoi: bool) -> bool {
+    let is = |f: FlowHandler| f.is(handler);
     // Functions defined once: their addresses identify them.
-    let addr = handler.map(|p| p as usize);
-    let is = |f: FlowHandler| f.as_raw().map(|p| p as usize) == addr;
-    let is_c = |f: unsafe extern "C" fn(*mut bindings::irq_desc)| Some(f as usize) == addr;
+    let is_c = |f: unsafe extern "C" fn(*mut bindings::irq_desc)| {
+        Some(f as usize) == handler.map(|p| p as usize)
+    };
     if is(FlowHandler::Edge) {
         return ack;
     }

@@ -66,6 +66,12 @@ impl FlowHandler {
         })
     }
 
+    /// Whether `handler`, a descriptor's `handle_irq`, is this flow: functions are defined
+    /// once, so their addresses identify them.
+    pub(crate) fn is(self, handler: bindings::irq_flow_handler_t) -> bool {
+        self.as_raw().map(|p| p as usize) == handler.map(|p| p as usize)
+    }
+
     /// Whether the flow is for per-CPU interrupts with per-CPU device ids (installing it needs
     /// `irq_set_percpu_devid()`).
     pub fn is_percpu_devid(self) -> bool {
@@ -113,9 +119,8 @@ impl LockedIrqData {
             FlowHandler::Bad,
             FlowHandler::RustFastEoi,
         ]
-        .iter()
-        // Functions defined once: their addresses identify them.
-        .any(|f| f.as_raw().map(|p| p as usize) == current.map(|p| p as usize));
+        .into_iter()
+        .any(|f| f.is(current));
         if !replaceable {
             return Err(EBUSY);
         }
