@@ -41,13 +41,14 @@ KUNIT = cd $(TREE) && python3 tools/testing/kunit/kunit.py
 KUNIT_MAKE_OPTS := $(foreach v,$(KMAKE_VARS),--make_options $(v)) \
 	--make_options CC=$(KCC) --make_options HOSTCC=$(KCC)
 
-.PHONY: help deps tree build config test kunit boot bench kasan soak run clippy fmt fmtcheck doc series checkpatch build-each clean distclean kmake
+.PHONY: help deps tree build config configcheck test kunit boot compile-fail bench kasan soak run clippy fmt fmtcheck doc series checkpatch build-each clean distclean kmake
 
 help:
 	@echo "make deps       install toolchain, QEMU 10 and bindgen (idempotent)"
 	@echo "make build      assemble build/linux and build the kernels ([ARCH=x86_64|arm64])"
 	@echo "make test       KUnit in QEMU plus boot tests, both architectures ([ARCH=...])"
 	@echo "make kunit      KUnit only;  make boot: boot tests only"
+	@echo "make compile-fail  modules that must not build (module ownership), x86_64 kernel"
 	@echo "make run        boot into a busybox shell ([ARCH=arm64])"
 	@echo "make bench      posted-MSI, IPI storm, GICv3 and interrupt balancer benchmarks"
 	@echo "make kasan      the x86_64 tests on a KASAN kernel ([ARCH=arm64]: the arm64 ones)"
@@ -64,16 +65,32 @@ tree:
 # first half of `test`, so `make build && make test` builds once. Every target but ARCH-bench
 # carries the debug options of tests/kunit/debug.kunitconfig (lockdep, atomic-sleep checks, Rust
 # debug assertions).
+# kunit.py's arguments for target $$t (architecture $$a): its kunitconfig fragments.
+KUNITCONFIGS = extra=; [ ! -f $(TOP)/tests/kunit/$$t.target.kunitconfig ] || \
+		extra=--kunitconfig=$(TOP)/tests/kunit/$$t.target.kunitconfig; \
+	case $$t in *-bench) ;; *) extra="$$extra --kunitconfig=$(TOP)/tests/kunit/debug.kunitconfig";; esac; \
+	kconfigs="--kunitconfig=$(TOP)/tests/kunit/common.kunitconfig \
+		--kunitconfig=$(TOP)/tests/kunit/$$a.kunitconfig $$extra"
+
 config build: tree
 	@set -e; for t in $(ARCHES); do \
 		a=$${t%%-*}; echo "== build $$t"; mkdir -p $(OUT); \
-		extra=; [ ! -f $(TOP)/tests/kunit/$$t.target.kunitconfig ] || \
-			extra=--kunitconfig=$(TOP)/tests/kunit/$$t.target.kunitconfig; \
-		case $$t in *-bench) ;; *) extra="$$extra --kunitconfig=$(TOP)/tests/kunit/debug.kunitconfig";; esac; \
-		$(KUNIT) build --arch=$$a --build_dir=$(OUT)/$$t --jobs=$(JOBS) \
-			--kunitconfig=$(TOP)/tests/kunit/common.kunitconfig \
-			--kunitconfig=$(TOP)/tests/kunit/$$a.kunitconfig $$extra \
+		$(KUNITCONFIGS); \
+		$(KUNIT) build --arch=$$a --build_dir=$(OUT)/$$t --jobs=$(JOBS) $$kconfigs \
 			--qemu_config=$(TOP)/tests/qemu/$$a.py $(KUNIT_MAKE_OPTS); \
+	done
+
+# Every kernel the README documents must at least configure: `make test` configures the bench and
+# KASAN kernels too (kunit.py config: no build, seconds each), so that a kunitconfig change for the
+# test kernels cannot leave `make bench` or `make kasan` refusing its configuration unnoticed.
+CONFIG_TARGETS := $(foreach a,$(ARCHES),$(a)-bench $(a)-kasan)
+configcheck: tree
+	@set -e; for t in $(CONFIG_TARGETS); do \
+		a=$${t%%-*}; echo "== configure $$t"; mkdir -p $(OUT); \
+		$(KUNITCONFIGS); \
+		$(KUNIT) config --arch=$$a --build_dir=$(OUT)/$$t $$kconfigs \
+			--qemu_config=$(TOP)/tests/qemu/$$a.py $(KUNIT_MAKE_OPTS) >$(OUT)/$$t-config.log 2>&1 || \
+			{ cat $(OUT)/$$t-config.log; echo "configcheck: $$t does not configure" >&2; exit 1; }; \
 	done
 
 kunit: build
@@ -82,11 +99,22 @@ kunit: build
 boot: build
 	@bash tests/boot/boot-test.sh $(BOOT_ARCHES)
 
-test: build
+# Compile-fail tests (tests/compile-fail/): loadable modules built against the x86_64 test kernel
+# that must not compile (a module naming the kernel image as the owner of its code), and a control
+# that must. One rustc run per case, seconds in all; `make test` runs them with an x86_64 kernel.
+COMPILE_FAIL = KMAKE="$(MAKE) $(KMAKE_VARS) CC=$(KCC) HOSTCC=$(KCC) -j$(JOBS)" \
+	bash tests/compile-fail.sh $(OUT)/x86_64 x86_64
+compile-fail: ARCHES := x86_64
+compile-fail: build
+	@$(COMPILE_FAIL)
+
+test: configcheck build
 	@bash tests/run-kunit.sh $(ARCHES); k=$$?; \
 	 bash tests/boot/boot-test.sh $(BOOT_ARCHES); b=$$?; \
-	 echo "== make test: kunit rc=$$k boot rc=$$b"; \
-	 test $$k -eq 0 -a $$b -eq 0
+	 c=0; case " $(ARCHES) " in *" x86_64 "*) $(COMPILE_FAIL) || c=1;; esac; \
+	 bash tests/check-gic-unsafe.sh || c=1; \
+	 echo "== make test: kunit rc=$$k boot rc=$$b compile-fail/unsafe rc=$$c"; \
+	 test $$k -eq 0 -a $$b -eq 0 -a $$c -eq 0
 
 # Benchmarks, Rust vs C, each a set of boots of one kernel: posted MSIs (posted_msi=rust|c, x86_64)
 # and the GICv3 driver (irqchip.gicv3=rust|c, arm64); and the IPI storm (x86_64, halting idle vs

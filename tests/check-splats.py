@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Fail on any kernel splat in a console log: oops, BUG, WARNING (lockdep's included), panic,
-lockdep INFO reports, KASAN, UBSAN, spurious-interrupt and RCU-stall reports, any
-call trace. Prints the first lines of each report.
+lockdep INFO reports, KASAN, UBSAN, kCFI failures (enforcing or permissive), spurious-interrupt
+and RCU-stall reports, any call trace. Prints the first lines of each report.
 
 Usage: check-splats.py WHAT LOG
 """
@@ -10,7 +10,7 @@ import re
 import sys
 
 SPLAT = re.compile(r"(Oops|BUG:|WARNING:|Kernel panic|INFO: (possible|inconsistent|trying|task)"
-                   r"|KASAN:|UBSAN:|general protection fault"
+                   r"|KASAN:|UBSAN:|CFI failure|general protection fault"
                    r"|nobody cared|Disabling IRQ #|No irq handler for vector|rcu: INFO"
                    r"|self-detected stall|Call Trace:)")
 
@@ -22,7 +22,7 @@ def main():
     for i in hits[:5]:
         print(f"check-splats: {what}: " + " | ".join(l.strip() for l in lines[i:i + 3]))
     print(f"check-splats: {what}: {'FAIL' if hits else 'PASS'}: "
-          f"{len(hits)} kernel splat line(s) (oops, BUG, WARNING, lockdep, KASAN, UBSAN)")
+          f"{len(hits)} kernel splat line(s) (oops, BUG, WARNING, lockdep, KASAN, UBSAN, CFI)")
     return 1 if hits else 0
 
 

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The interface between irq-gic-v3-select.c and the Rust GICv3 driver
- * (irq_gic_v3_rust.rs, gic_v3_hw.rs).
+ * (irq_gic_v3_rust.rs). rust/bindings/bindings_helper.h includes it: bindgen
+ * gives the Rust side these types and prototypes (rust/kernel/irq/gic_v3/),
+ * and the Rust entry points are checked against them at compile time.
  */
 #ifndef _IRQ_GIC_V3_RUST_H
 #define _IRQ_GIC_V3_RUST_H
 
-#include <linux/build_bug.h>
-#include <linux/stddef.h>
+#include <linux/smp.h>		/* cpu_logical_map(), called by Rust */
 #include <linux/types.h>
+
+#include "irq-gic-common.h"	/* gic_configure_irq(), called by Rust */
 
 struct fwnode_handle;
 struct irq_domain;
@@ -21,9 +24,16 @@ struct gic_v3_rust_region {
 	u64 size;
 };
 
-/* What the Rust probe returns (ProbeOut in gic_v3_hw.rs). */
+/*
+ * What the Rust probe returns (filled from kernel::irq::gic_v3::Probed by the
+ * kernel crate, which checks that domain is the one the probe created and
+ * that ipi_base comes from kernel::irq::gic_v3::Probe::alloc_ipis() on it).
+ * retained: the probe programmed the GIC or created its domain (then no C
+ * driver, also on error).
+ */
 struct gic_v3_rust_probe {
 	struct irq_domain *domain;
+	/* 0 if the IPIs could not be allocated (then no set_smp_ipi_range()). */
 	int ipi_base;
 	bool lpis;
 	bool split_eoi;
@@ -34,13 +44,10 @@ struct gic_v3_rust_probe {
 	bool retained;
 };
 
-/* The Rust side asserts the same layouts. */
-static_assert(sizeof(struct gic_v3_rust_probe) == 32);
-static_assert(offsetof(struct gic_v3_rust_probe, gicd_typer2) == 20);
-static_assert(offsetof(struct gic_v3_rust_probe, retained) == 25);
-static_assert(sizeof(struct gic_v3_rust_region) == 24);
-
-/* Rust: drivers/irqchip/gic_v3_hw.rs. */
+/*
+ * Rust: defined by kernel::gic_v3_driver! for the driver of
+ * drivers/irqchip/irq_gic_v3_rust.rs.
+ */
 int rust_gicv3_of_init(struct fwnode_handle *fwnode, void __iomem *dist,
 		       u64 dist_phys, u64 dist_size,
 		       const struct gic_v3_rust_region *regions, u32 nr,
@@ -55,5 +62,6 @@ void gic_v3_rust_handle_irq_eoimode0(struct pt_regs *regs);
 void gic_v3_rust_set_rdist(unsigned int cpu, void __iomem *rd_base, u64 phys_base);
 bool gic_v3_rust_hyp_mode_available(void);
 bool gic_v3_rust_strict_flow(void);
+bool gic_v3_rust_nolpi(void);
 
 #endif /* _IRQ_GIC_V3_RUST_H */

@@ -17,9 +17,29 @@
  * (or GICv2m frames without LPIs), and gives KVM the GIC's description.
  *
  * A GIC the Rust driver does not support gets the C driver: one that needs an
- * erratum workaround of irq-gic-v3.c's gic_quirks[], pseudo-NMIs, and what the
- * Rust probe refuses before touching the hardware (EOPNOTSUPP: extended SPIs,
- * message-based SPIs, GICv4 vLPIs).
+ * erratum workaround of irq-gic-v3.c's gic_quirks[], pseudo-NMIs, PPI
+ * partitions (a "ppi-partitions" child: 4-cell specifiers whose fourth cell
+ * names a partition), and what the Rust probe refuses before touching the
+ * hardware (EOPNOTSUPP: extended SPIs, message-based SPIs, GICv4 vLPIs).
+ *
+ * So does any other error before the Rust probe programmed the GIC or created
+ * its domain (a mapping or an allocation that failed, a distributor whose
+ * GICD_PIDR2 is not a GICv3/v4 one, a redistributor region too small for its
+ * redistributors, the boot CPU without one), with a line saying why: a probe
+ * error must not leave the machine without a root interrupt controller. Once
+ * it programmed the GIC or created its domain the Rust probe does not fail;
+ * were it to, a domain of the Rust driver may exist on the node, so the C
+ * driver is not started: a warning says the machine has no interrupt
+ * controller.
+ *
+ * The mappings handed to the Rust probe are never unmapped, whatever it
+ * returns: its register frames are 'static values of safe Rust code, which may
+ * have kept one. A fallback to the C driver releases only the memory regions
+ * (the C driver requests them again) and leaks the virtual mappings.
+ *
+ * Nothing the Rust probe returns is trusted beyond what the kernel crate
+ * guarantees: the IPIs are checked to be 8 interrupts of the Rust domain, and
+ * the ITS runs only on CPUs whose redistributor the probe published.
  */
 
 #define pr_fmt(fmt) "GICv3: " fmt
@@ -29,6 +49,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/init.h>
 #include <linux/io.h>
+#include <linux/irq.h>
 #include <linux/irqchip.h>
 #include <linux/irqchip/arm-gic-common.h>
 #include <linux/irqchip/arm-gic-v3.h>
@@ -102,10 +123,32 @@ bool gic_v3_rust_hyp_mode_available(void)
 	return is_hyp_mode_available();
 }
 
+/* Not __init, as gic_v3_rust_strict_flow(): irqchip.gicv3_nolpi, the kdump escape hatch. */
+bool gic_v3_rust_nolpi(void)
+{
+	return gic_v3_nolpi();
+}
+
 /* Not __init: the Rust driver's init code, which calls it, is not in .init.text. */
 bool gic_v3_rust_strict_flow(void)
 {
 	return gicv3_strict_flow;
+}
+
+/* Whether the Rust probe published @cpu's redistributor for the ITS. */
+static bool gic_v3_rust_rdist_published(unsigned int cpu)
+{
+	return gic_v3_rust_rdists.rdist && per_cpu_ptr(gic_v3_rust_rdists.rdist, cpu)->rd_base;
+}
+
+/* The PREPARE check: the driver's, and with LPIs a published redistributor for the ITS. */
+static int gic_v3_rust_check_cpu(unsigned int cpu)
+{
+	if (gic_v3_rust_lpis && !gic_v3_rust_rdist_published(cpu)) {
+		pr_err("CPU%u: redistributor not published for the ITS, refusing the CPU\n", cpu);
+		return -EINVAL;
+	}
+	return rust_gicv3_check_cpu(cpu);
 }
 
 static int gic_v3_rust_starting_cpu(unsigned int cpu)
@@ -116,8 +159,12 @@ static int gic_v3_rust_starting_cpu(unsigned int cpu)
 	 */
 	if (rust_gicv3_starting_cpu(cpu))
 		return 0;
-	if (gic_v3_rust_lpis)
+	if (!gic_v3_rust_lpis)
+		return 0;
+	if (gic_v3_rust_rdist_published(cpu))
 		its_cpu_init();
+	else
+		pr_err("CPU%u: redistributor not published, no LPIs\n", cpu);
 	return 0;
 }
 
@@ -153,33 +200,74 @@ static void __init gic_v3_rust_setup_kvm_info(struct device_node *node, u32 nr_r
 static void __iomem *__init gic_v3_rust_iomap(struct device_node *node, int idx,
 					     const char *name, struct resource *res)
 {
+	void __iomem *base;
+
 	if (of_address_to_resource(node, idx, res))
 		return NULL;
-	if (!request_mem_region(res->start, resource_size(res), name))
+	if (!request_mem_region(res->start, resource_size(res), name)) {
 		pr_warn_once(FW_BUG "%s region %pa has overlapping address\n",
 			     name, &res->start);
-	return of_iomap(node, idx);
+		res->flags = 0;		/* not ours: never released */
+	}
+	base = of_iomap(node, idx);
+	if (!base && res->flags)
+		release_mem_region(res->start, resource_size(res));
+	return base;
 }
 
-static void __init gic_v3_rust_iounmap(void __iomem *base, struct resource *res)
+/* Releases a mapping: unmaps it unless the Rust probe was handed it (@keep), then its region. */
+static void __init gic_v3_rust_iounmap(void __iomem *base, struct resource *res, bool keep)
 {
-	iounmap(base);
-	release_mem_region(res->start, resource_size(res));
+	if (!keep)
+		iounmap(base);
+	if (res->flags)		/* requested by gic_v3_rust_iomap() */
+		release_mem_region(res->start, resource_size(res));
 }
 
-/* Returns -EOPNOTSUPP, having released everything, for a GIC the C driver should take. */
-static int __init gic_v3_rust_of_init(struct device_node *node)
+/* Whether @base..@base + 8 are interrupts of @domain (the Rust probe's IPIs). */
+static bool __init gic_v3_rust_ipis_valid(int base, struct irq_domain *domain)
+{
+	int i;
+
+	if (base <= 0 || !domain)
+		return false;
+	for (i = 0; i < 8; i++) {
+		struct irq_data *d = irq_get_irq_data(base + i);
+
+		if (!d || d->domain != domain)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Returns -EOPNOTSUPP, having released everything (but the mappings the Rust probe had), for a
+ * GIC the C driver should take, and another error, having released as much, when the probe
+ * failed before the GIC was programmed and before a domain was created on the node. Sets
+ * *committed when either happened: the GIC is then the Rust driver's, whatever the result.
+ */
+static int __init gic_v3_rust_of_init(struct device_node *node, bool *committed)
 {
 	struct gic_v3_rust_probe probe = {};
-	struct gic_v3_rust_region *regions;
-	struct resource dist_res, *res;
+	struct gic_v3_rust_region *regions = NULL;
+	struct resource dist_res, *res = NULL;
+	struct device_node *parts;
 	void __iomem *dist;
+	bool handed = false;
 	u32 nr = 1;
 	u64 stride = 0;
 	int err, i;
 
+	*committed = false;
 	if (system_uses_irq_prio_masking()) {
 		pr_info("Rust driver: no pseudo-NMIs; using the C driver\n");
+		return -EOPNOTSUPP;
+	}
+	/* As gic_populate_ppi_partitions(): the Rust driver has no partitions. */
+	parts = of_get_child_by_name(node, "ppi-partitions");
+	if (parts) {
+		pr_info("Rust driver: PPI partitions in %pOF; using the C driver\n", node);
+		of_node_put(parts);
 		return -EOPNOTSUPP;
 	}
 
@@ -190,7 +278,7 @@ static int __init gic_v3_rust_of_init(struct device_node *node)
 	}
 	if (gic_v3_needs_quirks(node, dist)) {
 		pr_info("Rust driver: this GIC needs erratum workarounds; using the C driver\n");
-		gic_v3_rust_iounmap(dist, &dist_res);
+		gic_v3_rust_iounmap(dist, &dist_res, false);
 		return -EOPNOTSUPP;
 	}
 
@@ -214,11 +302,19 @@ static int __init gic_v3_rust_of_init(struct device_node *node)
 		regions[i].size = resource_size(&res[i]);
 	}
 
+	/* From here on the mappings are never unmapped: safe Rust code may hold them. */
+	handed = true;
 	err = rust_gicv3_of_init(of_fwnode_handle(node), dist, dist_res.start,
 				 resource_size(&dist_res), regions, nr, stride, &probe);
-	if (err && probe.retained) {
-		/* The GIC is programmed and Rust holds the mappings: keep everything. */
-		pr_err("Rust driver failed: %d\n", err);
+	if (err && (probe.retained ||
+		    irq_find_matching_fwnode(of_fwnode_handle(node), DOMAIN_BUS_ANY))) {
+		/*
+		 * The GIC is programmed or a Rust domain is on the node: no C driver, whose
+		 * domain would be a second one on the node. Keep everything, fail loudly.
+		 */
+		*committed = true;
+		WARN(1, "GICv3: Rust driver failed after committing (%d): no interrupt controller\n",
+		     err);
 		kfree(regions);
 		kfree(res);
 		return err;
@@ -227,6 +323,7 @@ static int __init gic_v3_rust_of_init(struct device_node *node)
 		goto out_unmap;
 
 	/* The mappings stay for the kernel's lifetime; the tables were copied. */
+	*committed = true;
 	kfree(regions);
 	kfree(res);
 
@@ -234,7 +331,7 @@ static int __init gic_v3_rust_of_init(struct device_node *node)
 					 gic_v3_rust_handle_irq_eoimode0);
 
 	err = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "irqchip/arm/gicv3-rust:checkrdist",
-					rust_gicv3_check_cpu, NULL);
+					gic_v3_rust_check_cpu, NULL);
 	if (err < 0)
 		pr_err("cannot check redistributors at CPU bring-up: %d\n", err);
 	err = cpuhp_setup_state_nocalls(CPUHP_AP_IRQ_GIC_STARTING,
@@ -242,11 +339,18 @@ static int __init gic_v3_rust_of_init(struct device_node *node)
 					gic_v3_rust_starting_cpu, NULL);
 	if (err < 0)
 		pr_err("cannot set up CPUs brought up later: %d\n", err);
-	set_smp_ipi_range(probe.ipi_base, 8);
+	/* As gic_smp_init(): without IPIs (their allocation failed, said), no SMP. */
+	if (gic_v3_rust_ipis_valid(probe.ipi_base, probe.domain))
+		set_smp_ipi_range(probe.ipi_base, 8);
+	else if (probe.ipi_base)
+		pr_err("IPIs %d.. are not the Rust domain's: no SMP\n", probe.ipi_base);
 	if (IS_ENABLED(CONFIG_CPU_PM))
 		cpu_pm_register_notifier(&gic_v3_rust_cpu_pm_notifier_block);
 
-	if (probe.lpis) {
+	if (probe.lpis && !gic_v3_rust_rdist_published(smp_processor_id())) {
+		/* its_init() and its_cpu_init() would use its NULL rd_base. */
+		pr_err("the boot CPU's redistributor was not published: no LPIs\n");
+	} else if (probe.lpis) {
 		gic_v3_rust_lpis = true;
 		gic_v3_rust_rdists.gicd_typer = probe.gicd_typer;
 		gic_v3_rust_rdists.gicd_typer2 = probe.gicd_typer2;
@@ -265,24 +369,29 @@ static int __init gic_v3_rust_of_init(struct device_node *node)
 out_unmap:
 	for (i = 0; regions && res && i < nr; i++)
 		if (regions[i].base)
-			gic_v3_rust_iounmap(regions[i].base, &res[i]);
+			gic_v3_rust_iounmap(regions[i].base, &res[i], handed);
 	free_percpu(gic_v3_rust_rdists.rdist);
 	gic_v3_rust_rdists.rdist = NULL;
 	kfree(regions);
 	kfree(res);
-	gic_v3_rust_iounmap(dist, &dist_res);
+	gic_v3_rust_iounmap(dist, &dist_res, handed);
 	return err;
 }
 
 static int __init gic_v3_select_of_init(struct device_node *node, struct device_node *parent)
 {
+	bool committed;
 	int err;
 
 	if (!gicv3_rust)
 		return gic_v3_c_of_init(node, parent);
-	err = gic_v3_rust_of_init(node);
-	if (err == -EOPNOTSUPP)
-		return gic_v3_c_of_init(node, parent);
-	return err;
+	err = gic_v3_rust_of_init(node, &committed);
+	if (!err || committed)
+		return err;
+	/* Nothing programmed, everything released: the C driver starts from scratch. */
+	if (err != -EOPNOTSUPP)
+		pr_warn("Rust driver: probe error %d before programming the GIC; using the C driver\n",
+			err);
+	return gic_v3_c_of_init(node, parent);
 }
 IRQCHIP_DECLARE(gic_v3, "arm,gic-v3", gic_v3_select_of_init);

@@ -9,12 +9,16 @@
 //! one (`irqchip.gicv3=rust|c`); the ITS (`irq-gic-v3-its.c`) stays C.
 //!
 //! Not supported: ACPI (C's `IRQCHIP_ACPI_DECLARE` takes those systems), pseudo-NMIs, errata
-//! workarounds, extended SPIs, message-based SPIs and GICv4 vLPIs: the shim then starts the C
-//! driver (the Rust probe refuses the last three with `EOPNOTSUPP` before touching the GIC);
-//! PPI partitions (a specifier naming one is `EINVAL`) and extended PPIs (left unused).
+//! workarounds, PPI partitions (a `ppi-partitions` node), extended SPIs, message-based SPIs and
+//! GICv4 vLPIs: the shim then starts the C driver (the Rust probe refuses the last three with
+//! `EOPNOTSUPP` before touching the GIC). So it does for any probe error: every one comes
+//! before the probe commits (creates the root domain, then programs the GIC), after which
+//! nothing fails. Extended PPIs are reset on each CPU, as C does, and left unused (a specifier
+//! naming one, or a PPI partition, is `EINVAL`). `irqchip.gicv3_nolpi` hides the LPIs (no ITS).
 //!
-//! The only `unsafe` code is in [`gic_v3_hw`]: system registers, the register frames and the
-//! entry points from C.
+//! The driver has no `unsafe` code: the system registers, the register frames, the C functions
+//! it calls and its C entry points are in [`kernel::irq::gic_v3`], whose
+//! [`gic_v3_driver!`](kernel::gic_v3_driver) macro generates the entry points for [`GicV3`].
 //!
 //! C source: [`drivers/irqchip/irq-gic-v3.c`](srctree/drivers/irqchip/irq-gic-v3.c), whose
 //! function names the items here mirror.
@@ -44,27 +48,115 @@ use kernel::{
         IrqData,
         LockedIrqData,
         SetAffinity,
+        SetAffinityCtx,
+        SetVcpuAffinityCtx,
         TriggerType,
         VcpuInfo, //
     },
-    module::BuiltIn as LocalModule,
     prelude::*,
     sync::SetOnce,
     time::Delta, //
 };
 
-mod gic_v3_hw;
+// `crate::LocalModule`, the owner of this driver's code that `#[vtable]` impls name: the kernel
+// image (`ARM_GIC_V3_RUST` is `bool`).
+kernel::built_in_module!();
 
 /// The prefix of the driver's messages.
 const __LOG_PREFIX: &[u8] = b"GICv3 (Rust)\0";
 
-use gic_v3_hw::{
+use kernel::irq::gic_v3::{
+    self,
+    sysreg::{
+        self,
+        CpuIf,
+        RootIf, //
+    },
     Bank,
-    CpuInterface,
     Frame,
+    Probe,
     Redist,
-    Regions, //
+    Regions,
+    RootNode, //
 };
+
+kernel::gic_v3_driver!(GicV3);
+
+/// The driver: the bodies of its C entry points.
+struct GicV3;
+
+impl gic_v3::Driver for GicV3 {
+    type Ops = Gic;
+
+    fn probe(probe: &Probe, node: RootNode<'_>, regions: Regions) -> Result<gic_v3::Probed<Gic>> {
+        self::probe(probe, node, regions)
+    }
+
+    #[inline(always)]
+    fn handle_irq<const SPLIT: bool>(
+        irqs_off: &kernel::interrupt::LocalInterruptDisabled,
+        root_if: &RootIf,
+    ) {
+        handle_one::<_, SPLIT>(&Sysregs(root_if), |intid| {
+            ROOT.as_ref()
+                .is_some_and(|d| d.handle_irq(intid as usize, irqs_off).is_ok())
+        });
+    }
+
+    fn starting_cpu(cpu: CpuId, cpu_if: &CpuIf) -> Result {
+        starting_cpu(cpu, cpu_if)
+    }
+
+    fn check_cpu(cpu: CpuId) -> bool {
+        has_redist(cpu)
+    }
+
+    fn cpu_pm(cpu: CpuId, exit: bool, cpu_if: &CpuIf) {
+        cpu_pm(cpu, exit, cpu_if);
+    }
+}
+
+/// The root handler's accesses to the CPU interface: behind a trait so that KUnit can run
+/// [`handle_one`] against a recording fake and check the order of the register writes.
+pub(crate) trait CpuInterface {
+    /// Reads `ICC_IAR1_EL1` (acknowledges the highest-priority pending Group 1 interrupt), then
+    /// `dsb sy` as `gic_read_iar_common()`.
+    fn read_iar1(&self) -> u32;
+    /// Writes `ICC_EOIR1_EL1`: priority drop (EOImode=1), or priority drop and deactivation
+    /// (EOImode=0).
+    fn write_eoir1(&self, intid: u32);
+    /// Writes `ICC_DIR_EL1` (deactivation in EOImode=1), then `isb` as `gic_write_dir()`.
+    fn write_dir(&self, intid: u32);
+    /// An instruction synchronisation barrier (`isb`).
+    fn isb(&self);
+}
+
+/// The GIC CPU interface of the current CPU, through its system registers ([`sysreg`]): the
+/// interrupt path the root handler's entry point lends ([`RootIf`]).
+#[derive(Clone, Copy)]
+struct Sysregs<'a>(&'a RootIf);
+
+impl CpuInterface for Sysregs<'_> {
+    #[inline(always)]
+    fn read_iar1(&self) -> u32 {
+        self.0.read_iar1()
+    }
+
+    #[inline(always)]
+    fn write_eoir1(&self, intid: u32) {
+        self.0.write_eoir1(intid);
+    }
+
+    #[inline(always)]
+    fn write_dir(&self, intid: u32) {
+        self.0.write_dir(intid);
+    }
+
+    #[inline(always)]
+    fn isb(&self) {
+        sysreg::isb();
+    }
+}
 
 register! {
     /// Distributor control.
@@ -186,6 +278,7 @@ const PRIO_IRQ: u8 = 0xc0;
 const ICC_CTLR_EOIMODE_DROP: u64 = 1 << 1;
 const ICC_CTLR_PRI_BITS_SHIFT: u32 = 8;
 const ICC_CTLR_RSS: u64 = 1 << 18;
+const ICC_CTLR_EXT_RANGE: u64 = 1 << 19;
 
 /// RWP and `GICR_WAKER` waits: 1 s in steps of 1 us, as upstream.
 const POLL_DELAY: Delta = Delta::from_micros(1);
@@ -199,6 +292,8 @@ static ROOT: SetOnce<&'static Domain<'static, Gic>> = SetOnce::new();
 /// Immutable after the probe (the CPU interface of each CPU is set up by that CPU).
 pub(crate) struct Gic {
     dist: Bank,
+    /// The CPU interface's interrupt path, for `irq_eoi` and `ipi_send_mask`.
+    root_if: &'static RootIf,
     /// The redistributor of each possible CPU, by CPU number.
     redists: KVec<Option<Redist>>,
     /// EOImode=1: the root handler drops the priority, `irq_eoi` deactivates.
@@ -208,6 +303,9 @@ pub(crate) struct Gic {
     strict_flow: bool,
     /// Interrupt IDs below this are implemented SGIs, PPIs and SPIs (at most 1020).
     nr_lines: usize,
+    /// The private interrupts each CPU's redistributor resets: SGIs, PPIs and extended PPIs (32,
+    /// 64 or 96; extended PPIs are reset, not used).
+    nr_private: usize,
     /// Whether LPIs are supported (an ITS may sit on top).
     lpis: bool,
     /// The distributor priority of every interrupt.
@@ -241,7 +339,7 @@ fn range_of(hwirq: usize) -> Option<Range> {
 /// The affinity of `cpu` as `GICD_IROUTER` and `ICC_SGI1R_EL1` take it, Aff3 at bits 39:32
 /// (`gic_cpu_to_affinity()`).
 fn cpu_affinity(cpu: CpuId) -> u64 {
-    gic_v3_hw::cpu_mpidr(cpu) & 0xff_00ff_ffff
+    gic_v3::cpu_mpidr(cpu) & 0xff_00ff_ffff
 }
 
 /// The 32-bit affinity `GICR_TYPER[63:32]` holds for `aff` (Aff3.Aff2.Aff1.Aff0).
@@ -290,7 +388,7 @@ fn translate(params: &[u32], nr_lines: usize) -> Result<(usize, TriggerType)> {
 /// The CPU an SPI with affinity `mask` is routed to (`gic_set_affinity()`): the first CPU of
 /// `mask` with `force`, else the first that is also in `online`. `EINVAL` if there is none.
 fn select_target(mask: &Cpumask, online: &Cpumask, force: bool) -> Result<CpuId> {
-    gic_v3_hw::cpus_in(mask)
+    gic_v3::cpus_in(mask)
         .find(|&c| force || online.test(c))
         .ok_or(EINVAL)
 }
@@ -410,7 +508,7 @@ impl Gic {
         if let Some(bank) = self.bank_of(hwirq) {
             // The bank index is below 32 (hwirq < 1020), inside the frame: the check holds.
             let _ = bank
-                .io
+                .io()
                 .relaxed()
                 .try_write32(1 << (hwirq % 32), offset + (hwirq / 32) * 4);
         }
@@ -419,7 +517,7 @@ impl Gic {
     /// Reads `hwirq`'s bit in the bank at `offset` (`gic_peek_irq()`).
     fn peek(&self, hwirq: usize, offset: usize) -> Result<bool> {
         let bank = self.bank_of(hwirq).ok_or(EINVAL)?;
-        let v = bank.io.relaxed().try_read32(offset + (hwirq / 32) * 4)?;
+        let v = bank.io().relaxed().try_read32(offset + (hwirq / 32) * 4)?;
         Ok(v & (1 << (hwirq % 32)) != 0)
     }
 
@@ -429,12 +527,12 @@ impl Gic {
             Some(Range::Sgi | Range::Ppi) => {
                 self.poke(hwirq, bank::ICENABLER);
                 if let Some(r) = self.this_redist() {
-                    redist_wait_for_rwp(r.rd);
+                    redist_wait_for_rwp(r.rd());
                 }
             }
             Some(Range::Spi) if hwirq < self.nr_lines => {
                 self.poke(hwirq, bank::ICENABLER);
-                dist_wait_for_rwp(self.dist.io);
+                dist_wait_for_rwp(self.dist.io());
             }
             _ => {}
         }
@@ -476,17 +574,22 @@ impl Gic {
     /// `irq_set_affinity` of an SPI (`gic_set_affinity()`): routes it to one CPU of `mask`
     /// (the first; unless `force`, the first online one). `EINVAL` if there is none, or for an
     /// SGI/PPI/LPI.
-    fn set_affinity(&self, irqd: &LockedIrqData, mask: &Cpumask, force: bool) -> Result<CpuId> {
+    fn set_affinity(
+        &self,
+        irqd: &SetAffinityCtx<'_>,
+        mask: &Cpumask,
+        force: bool,
+    ) -> Result<CpuId> {
         let hwirq = irqd.hwirq();
         if range_of(hwirq) != Some(Range::Spi) || hwirq >= self.nr_lines {
             return Err(EINVAL);
         }
-        let cpu = select_target(mask, gic_v3_hw::online_mask(), force)?;
+        let cpu = select_target(mask, gic_v3::online_mask(), force)?;
         let enabled = self.peek(hwirq, bank::ISENABLER)?;
         if enabled {
             self.mask(hwirq);
         }
-        let routed = write_irouter(self.dist.io, hwirq, cpu_affinity(cpu));
+        let routed = write_irouter(self.dist.io(), hwirq, cpu_affinity(cpu));
         // If the interrupt was enabled, enable it again, also if the routing failed: the unmask
         // orders after the routing write (same device, relaxed accessors keep program order to
         // one endpoint).
@@ -494,7 +597,7 @@ impl Gic {
             self.unmask(hwirq);
         }
         routed?;
-        irqd.update_effective_affinity(gic_v3_hw::cpumask_of(cpu));
+        irqd.update_effective_affinity(gic_v3::cpumask_of(cpu));
         Ok(cpu)
     }
 
@@ -543,17 +646,17 @@ impl Gic {
         }
         // Stores to Normal memory (the IPI's message) must be visible to the other CPUs before
         // the SGI is sent.
-        gic_v3_hw::dsb_ishst();
-        batch_sgi_targets(gic_v3_hw::cpus_in(mask).map(cpu_affinity), |c, tlist| {
-            gic_v3_hw::write_sgi1r(sgi1r(c, tlist, sgi as u32))
+        sysreg::dsb_ishst();
+        batch_sgi_targets(gic_v3::cpus_in(mask).map(cpu_affinity), |c, tlist| {
+            self.root_if.write_sgi1r(sgi1r(c, tlist, sgi as u32))
         });
         // Force the `ICC_SGI1R_EL1` writes to be executed.
-        gic_v3_hw::isb();
+        sysreg::isb();
     }
 
     /// Wakes up (`enable`) or puts to sleep this CPU's redistributor (`gic_enable_redist()`).
     fn enable_redist(r: &Redist, enable: bool) {
-        let rd = r.rd.relaxed();
+        let rd = r.rd().relaxed();
         let waker = rd.read(GICR_WAKER).with_processor_sleep(!enable);
         rd.write((), waker);
         // A redistributor without power management ignores the write.
@@ -579,8 +682,8 @@ impl Gic {
     /// failed entry) the CPU interface lost its state and the redistributor may sleep; on entry
     /// with a single security state, the redistributor is put to sleep.
     ///
-    /// On the CPU itself, interrupts disabled.
-    fn cpu_pm(&self, cpu: CpuId, exit: bool) {
+    /// On the CPU itself, interrupts disabled (`cpu_if`).
+    fn cpu_pm(&self, cpu: CpuId, exit: bool, cpu_if: &CpuIf) {
         let Some(r) = self
             .redists
             .get(cpu.as_u32() as usize)
@@ -592,56 +695,72 @@ impl Gic {
             if self.security_disabled {
                 Self::enable_redist(r, true);
             }
-            if !gic_v3_hw::enable_sre() {
+            if !cpu_if.enable_sre() {
                 pr_err!("unable to set SRE (disabled at EL2), panic ahead\n");
             }
-            self.sys_reg_init(cpu);
+            self.sys_reg_init(cpu, cpu_if);
         } else if self.security_disabled {
-            gic_v3_hw::write_igrpen1(0);
+            cpu_if.write_igrpen1(0);
             Self::enable_redist(r, false);
         }
     }
 
-    /// Sets up this CPU's redistributor and CPU interface (`gic_cpu_init()` and
-    /// `gic_cpu_sys_reg_init()`): SGIs/PPIs Group 1, disabled, inactive, at the driver's
-    /// priority; PMR, BPR, EOImode, active priorities, Group 1 enable.
-    fn cpu_init(&self, cpu: CpuId) -> Result {
-        let r = self
-            .redists
+    /// The redistributor of `cpu`, if it has one.
+    fn redist_of(&self, cpu: CpuId) -> Option<&Redist> {
+        self.redists
             .get(cpu.as_u32() as usize)
-            .and_then(|r| r.as_ref());
-        let Some(r) = r else {
+            .and_then(|r| r.as_ref())
+    }
+
+    /// Sets up this CPU's redistributor and CPU interface (`gic_cpu_init()`): `ENODEV` if it
+    /// has no redistributor, else [`Gic::cpu_init_redist`].
+    ///
+    /// On `cpu` itself, interrupts disabled (`cpu_if`).
+    fn cpu_init(&self, cpu: CpuId, cpu_if: &CpuIf) -> Result {
+        let Some(r) = self.redist_of(cpu) else {
             pr_err!("CPU{}: no redistributor\n", cpu.as_u32());
             return Err(ENODEV);
         };
+        self.cpu_init_redist(r, cpu, cpu_if);
+        Ok(())
+    }
+
+    /// Sets up `cpu`'s redistributor `r` and CPU interface (`gic_cpu_init()` and
+    /// `gic_cpu_sys_reg_init()`): its SGIs, PPIs and extended PPIs Group 1, disabled, inactive,
+    /// at the driver's priority; PMR, BPR, EOImode, active priorities, Group 1 enable.
+    /// Infallible: the probe runs it after it committed.
+    ///
+    /// On `cpu` itself, interrupts disabled (`cpu_if`).
+    fn cpu_init_redist(&self, r: &Redist, cpu: CpuId, cpu_if: &CpuIf) {
         pr_info!(
             "CPU{}: found redistributor {:x} @{:#x}\n",
             cpu.as_u32(),
             cpu_affinity(cpu),
-            r.phys
+            r.phys()
         );
         Self::enable_redist(r, true);
-        let sgi = r.sgi.io.relaxed();
-        sgi.try_write32(!0, bank::IGROUPR)?;
-        sgi.try_write32(!0, bank::ICACTIVER)?;
-        sgi.try_write32(!0, bank::ICENABLER)?;
-        let prio = u32::from_ne_bytes([self.prio; 4]);
-        for i in (0..SPI_BASE).step_by(4) {
-            sgi.try_write32(prio, bank::IPRIORITYR + i)?;
+        if self.nr_private > SPI_BASE && sysreg::read_ctlr() & ICC_CTLR_EXT_RANGE == 0 {
+            // C warns (`WARN()`) and goes on: the extended PPIs stay unused here anyway.
+            pr_warn!(
+                "CPU{}: extended PPIs, but no extended range in the CPU interface\n",
+                cpu.as_u32()
+            );
         }
-        redist_wait_for_rwp(r.rd);
-        self.sys_reg_init(cpu);
-        Ok(())
+        for (offset, value) in private_reset_writes(self.nr_private, self.prio) {
+            write_in_frame(r.sgi.io(), offset, value);
+        }
+        redist_wait_for_rwp(r.rd());
+        self.sys_reg_init(cpu, cpu_if);
     }
 
     /// `gic_cpu_sys_reg_init()`.
-    fn sys_reg_init(&self, cpu: CpuId) {
-        let pribits = ((gic_v3_hw::read_ctlr() >> ICC_CTLR_PRI_BITS_SHIFT) & 7) as u32 + 1;
-        let group0 = has_group0(pribits);
-        gic_v3_hw::write_pmr(DEFAULT_PMR);
+    fn sys_reg_init(&self, cpu: CpuId, cpu_if: &CpuIf) {
+        let pribits = ((sysreg::read_ctlr() >> ICC_CTLR_PRI_BITS_SHIFT) & 7) as u32 + 1;
+        let group0 = has_group0(pribits, cpu_if);
+        cpu_if.write_pmr(DEFAULT_PMR);
         // Firmware may leave BPR large enough to prevent preemption; 0 restores its reset value.
-        gic_v3_hw::write_bpr1(0);
-        gic_v3_hw::write_ctlr(if self.split_eoi {
+        cpu_if.write_bpr1(0);
+        cpu_if.write_ctlr(if self.split_eoi {
             ICC_CTLR_EOIMODE_DROP
         } else {
             0
@@ -653,14 +772,14 @@ impl Gic {
         };
         // Always whack Group 0 before Group 1.
         if group0 {
-            gic_v3_hw::clear_apr(true, count);
-            gic_v3_hw::isb();
+            cpu_if.clear_apr(true, count);
+            sysreg::isb();
         }
-        gic_v3_hw::clear_apr(false, count);
-        gic_v3_hw::isb();
-        gic_v3_hw::write_igrpen1(1);
+        cpu_if.clear_apr(false, count);
+        sysreg::isb();
+        cpu_if.write_igrpen1(1);
         let rs = (cpu_affinity(cpu) & 0xf0) >> 4;
-        if rs != 0 && (!self.has_rss || gic_v3_hw::read_ctlr() & ICC_CTLR_RSS == 0) {
+        if rs != 0 && (!self.has_rss || sysreg::read_ctlr() & ICC_CTLR_RSS == 0) {
             pr_crit!("CPU{} needs range selectors (RSS) for SGIs\n", cpu.as_u32());
         }
     }
@@ -668,18 +787,18 @@ impl Gic {
 
 /// Whether Group 0 is under the kernel's control (not EL3's) (`gic_has_group0()`): writing the
 /// highest non-zero priority to PMR reads back as 0 when `SCR_EL3.FIQ` shifts it.
-fn has_group0(pribits: u32) -> bool {
-    let old = gic_v3_hw::read_pmr();
-    gic_v3_hw::write_pmr(1 << (8 - pribits));
-    let v = gic_v3_hw::read_pmr();
-    gic_v3_hw::write_pmr(old);
+fn has_group0(pribits: u32, cpu_if: &CpuIf) -> bool {
+    let old = sysreg::read_pmr();
+    cpu_if.write_pmr(1 << (8 - pribits));
+    let v = sysreg::read_pmr();
+    cpu_if.write_pmr(old);
     v != 0
 }
 
 /// The CPU-interface sequence of one interrupt (`__gic_handle_irq()`), with the flow handler
 /// call `dispatch` (which returns whether the interrupt was mapped and handled): the root
-/// handler ([`gic_v3_hw`]'s `gic_v3_rust_handle_irq()`), and what KUnit runs against a recording
-/// fake.
+/// handler ([`GicV3`]'s `handle_irq()`, `gic_v3_rust_handle_irq()` in C), and what KUnit runs
+/// against a recording fake.
 ///
 /// Hard IRQ context, interrupts disabled.
 #[inline(always)]
@@ -722,82 +841,28 @@ fn deactivate_unhandled<C: CpuInterface, const SPLIT: bool>(cpu: &C, intid: u32)
     }
 }
 
-/// The chip in EOImode=0 (`gic_chip`): `irq_eoi` drops the priority and deactivates.
-struct GicChip;
+/// The chip (`gic_chip`, `gic_eoimode1_chip`), for EOImode=1 (`SPLIT`: the root handler
+/// dropped the priority, `irq_eoi` deactivates) or EOImode=0 (`irq_eoi` drops the priority and
+/// deactivates). The callbacks differ in `mask`, `eoi` and `set_vcpu_affinity` only.
+struct GicChip<const SPLIT: bool>;
 
-/// The chip in EOImode=1 (`gic_eoimode1_chip`): the root handler dropped the priority,
-/// `irq_eoi` deactivates.
-struct GicEoimode1Chip;
-
-/// Chip flags of both chips, as upstream.
+/// Chip flags of both modes, as upstream.
 const GIC_CHIP_FLAGS: ChipFlags = ChipFlags::of(ChipFlag::SetTypeMasked)
     .with(ChipFlag::SkipSetWake)
     .with(ChipFlag::MaskOnSuspend);
 
 #[vtable]
-impl Chip for GicChip {
+impl<const SPLIT: bool> Chip for GicChip<SPLIT> {
     type Data = Gic;
     const NAME: &'static CStr = c"GICv3";
     const FLAGS: ChipFlags = GIC_CHIP_FLAGS;
 
+    /// `gic_mask_irq()`; in EOImode=1 `gic_eoimode1_mask_irq()`: a forwarded interrupt is
+    /// deactivated as well, so that it does not stay active with no guest left to deactivate
+    /// it.
     fn mask(gic: &Gic, d: &IrqData) {
         gic.mask(d.hwirq());
-    }
-
-    fn unmask(gic: &Gic, d: &IrqData) {
-        gic.unmask(d.hwirq());
-    }
-
-    /// `gic_eoi_irq()`: `ICC_EOIR1_EL1`, then `isb` so the deactivation is done before the
-    /// flow goes on.
-    fn eoi(_gic: &Gic, d: &IrqData) {
-        let cpu = gic_v3_hw::Sysregs;
-        cpu.write_eoir1(d.hwirq() as u32);
-        cpu.isb();
-    }
-
-    fn set_type(gic: &Gic, d: &LockedIrqData, ty: TriggerType) -> Result {
-        gic.set_type(d.hwirq(), ty)
-    }
-
-    fn set_affinity(
-        gic: &Gic,
-        d: &LockedIrqData,
-        mask: &Cpumask,
-        force: bool,
-    ) -> Result<SetAffinity> {
-        gic.set_affinity(d, mask, force)?;
-        Ok(SetAffinity::Done)
-    }
-
-    fn retrigger(gic: &Gic, d: &IrqData) -> bool {
-        gic.set_state(d.hwirq(), ChipState::Pending, true).is_ok()
-    }
-
-    fn get_irqchip_state(gic: &Gic, d: &IrqData, which: ChipState) -> Result<bool> {
-        gic.get_state(d.hwirq(), which)
-    }
-
-    fn set_irqchip_state(gic: &Gic, d: &IrqData, which: ChipState, val: bool) -> Result {
-        gic.set_state(d.hwirq(), which, val)
-    }
-
-    fn ipi_send_mask(gic: &Gic, d: &IrqData, mask: &Cpumask) {
-        gic.ipi_send_mask(d.hwirq(), mask);
-    }
-}
-
-#[vtable]
-impl Chip for GicEoimode1Chip {
-    type Data = Gic;
-    const NAME: &'static CStr = c"GICv3";
-    const FLAGS: ChipFlags = GIC_CHIP_FLAGS;
-
-    /// `gic_eoimode1_mask_irq()`: a forwarded interrupt is deactivated as well, so that it
-    /// does not stay active with no guest left to deactivate it.
-    fn mask(gic: &Gic, d: &IrqData) {
-        gic.mask(d.hwirq());
-        if d.is_forwarded_to_vcpu() {
+        if SPLIT && d.is_forwarded_to_vcpu() {
             gic.poke(d.hwirq(), bank::ICACTIVER);
         }
     }
@@ -806,14 +871,22 @@ impl Chip for GicEoimode1Chip {
         gic.unmask(d.hwirq());
     }
 
-    /// `gic_eoimode1_eoi_irq()`: deactivation (`ICC_DIR_EL1`), except for an LPI (no active
-    /// state) or an interrupt forwarded to a vCPU (the guest deactivates it).
-    fn eoi(_gic: &Gic, d: &IrqData) {
+    /// EOImode=1, `gic_eoimode1_eoi_irq()`: deactivation (`ICC_DIR_EL1`), except for an LPI
+    /// (no active state) or an interrupt forwarded to a vCPU (the guest deactivates it).
+    /// EOImode=0, `gic_eoi_irq()`: `ICC_EOIR1_EL1`, then `isb` so the deactivation is done
+    /// before the flow goes on.
+    fn eoi(gic: &Gic, d: &IrqData) {
         let hwirq = d.hwirq();
-        if hwirq >= LPI_BASE || d.is_forwarded_to_vcpu() {
-            return;
+        let cpu = Sysregs(gic.root_if);
+        if SPLIT {
+            if hwirq >= LPI_BASE || d.is_forwarded_to_vcpu() {
+                return;
+            }
+            cpu.write_dir(hwirq as u32);
+        } else {
+            cpu.write_eoir1(hwirq as u32);
+            cpu.isb();
         }
-        gic_v3_hw::Sysregs.write_dir(hwirq as u32);
     }
 
     fn set_type(gic: &Gic, d: &LockedIrqData, ty: TriggerType) -> Result {
@@ -822,7 +895,7 @@ impl Chip for GicEoimode1Chip {
 
     fn set_affinity(
         gic: &Gic,
-        d: &LockedIrqData,
+        d: &SetAffinityCtx<'_>,
         mask: &Cpumask,
         force: bool,
     ) -> Result<SetAffinity> {
@@ -846,10 +919,14 @@ impl Chip for GicEoimode1Chip {
         gic.ipi_send_mask(d.hwirq(), mask);
     }
 
-    /// `gic_irq_set_vcpu_affinity()`: a PPI or SPI forwarded to a vCPU (the guest deactivates
+    /// `gic_irq_set_vcpu_affinity()`, EOImode=1 only (`ENOSYS` otherwise, as genirq returns for
+    /// `gic_chip`, which has none): a PPI or SPI forwarded to a vCPU (the guest deactivates
     /// it); `EINVAL` for an SGI, `EBUSY` while the strict flow has deferred its deactivate to
     /// its threads (forwarded, the deferred `eoi` would skip it and leave it active for good).
-    fn set_vcpu_affinity(_gic: &Gic, d: &LockedIrqData, vcpu: VcpuInfo) -> Result {
+    fn set_vcpu_affinity(_gic: &Gic, d: &SetVcpuAffinityCtx<'_>, vcpu: VcpuInfo) -> Result {
+        if !SPLIT {
+            return Err(ENOSYS);
+        }
         if range_of(d.hwirq()) == Some(Range::Sgi) {
             return Err(EINVAL);
         }
@@ -881,9 +958,9 @@ impl DomainOps for Gic {
             }
             let flow = flow_of(range);
             if self.split_eoi {
-                alloc.set_info::<GicEoimode1Chip>(v, hw, flow)?;
+                alloc.set_info::<GicChip<true>>(v, hw, flow)?;
             } else {
-                alloc.set_info::<GicChip>(v, hw, flow)?;
+                alloc.set_info::<GicChip<false>>(v, hw, flow)?;
             }
             if range == Range::Spi {
                 alloc.set_single_target(v)?;
@@ -898,36 +975,78 @@ impl DomainOps for Gic {
     }
 }
 
+/// What [`find_redists`] found.
+struct FoundRedists {
+    /// The redistributor of each possible CPU, by CPU number.
+    table: KVec<Option<Redist>>,
+    /// Every redistributor has direct LPI support (`rdists.has_direct_lpi`).
+    direct_lpi: bool,
+    /// The PPIs that every redistributor implements (`gic_data.ppi_nr`): 16, or 48 or 80 with
+    /// extended PPIs.
+    nr_ppis: usize,
+}
+
+/// The PPIs of a redistributor whose `GICR_TYPER.PPInum` is `ppi_num` (`GICR_TYPER_NR_PPIS()`):
+/// 16, plus 32 or 64 extended PPIs (interrupt IDs 1056 on) for `PPInum` 1 or 2.
+fn nr_ppis(ppi_num: u32) -> usize {
+    match ppi_num {
+        1 | 2 => 16 + 32 * ppi_num as usize,
+        _ => 16,
+    }
+}
+
 /// Finds the redistributor of every possible CPU: walks each region's redistributors (by the
 /// `redistributor-stride`, else two or, with vLPIs, four frames) up to `GICR_TYPER.Last`,
 /// matching `GICR_TYPER[63:32]` with the CPU's affinity (`gic_iterate_rdists()`,
-/// `__gic_populate_rdist()`).
-fn find_redists(regions: &Regions) -> Result<(KVec<Option<Redist>>, bool)> {
+/// `__gic_populate_rdist()`, `__gic_update_rdist_properties()`).
+///
+/// Only reads the GIC. Returns `EINVAL` for a redistributor whose two frames do not lie inside
+/// its region (a region too small, or a stride walking out of it), `EOPNOTSUPP` for a GICv4
+/// with vLPIs, `ENOMEM`.
+fn find_redists(regions: &Regions) -> Result<FoundRedists> {
     let n = nr_cpu_ids() as usize;
     let mut table = KVec::with_capacity(n, GFP_KERNEL)?;
     for _ in 0..n {
         table.push(None, GFP_KERNEL)?;
     }
-    let mut ppi_ext = false;
+    // `gic_update_rdist_properties()`: the fewest PPIs of any redistributor.
+    let mut min_ppis = usize::MAX;
     let mut direct_lpi = true;
     for (idx, region) in regions.redist.iter().enumerate() {
-        let first = region.redist(0)?;
-        let arch = first.rd.relaxed().read(GIC_PIDR2).arch().get();
+        let Ok(first) = region.redist(0) else {
+            pr_err!(
+                "redistributor region {} ({:#x} bytes) smaller than a redistributor\n",
+                idx,
+                region.size()
+            );
+            return Err(EINVAL);
+        };
+        let arch = first.rd().relaxed().read(GIC_PIDR2).arch().get();
         if arch != 3 && arch != 4 {
             pr_warn!("no redistributor in region {}\n", idx);
             break;
         }
         let mut offset = 0usize;
         while offset < region.size() {
-            let r = region.redist(offset)?;
-            let typer = read_gicr_typer(r.rd)?;
-            ppi_ext |= typer.ppi_num().get() != 0;
+            let Ok(r) = region.redist(offset) else {
+                pr_err!(
+                    "redistributor region {}: the redistributor at {:#x} ends beyond its {:#x} \
+                     bytes\n",
+                    idx,
+                    offset,
+                    region.size()
+                );
+                return Err(EINVAL);
+            };
+            let typer = read_gicr_typer(r.rd())?;
+            let ppis = nr_ppis(typer.ppi_num().get() as u32);
+            min_ppis = core::cmp::min(min_ppis, ppis);
             if typer.vlpis() {
                 // GICv4: the C driver's boot-time vPE cleanup and vLPI support are not here.
                 pr_info!("GICv4 vLPIs not supported\n");
                 return Err(EOPNOTSUPP);
             }
-            direct_lpi &= typer.direct_lpi() || r.rd.relaxed().read(GICR_CTLR).ir();
+            direct_lpi &= typer.direct_lpi() || r.rd().relaxed().read(GICR_CTLR).ir();
             let aff = typer.affinity().get() as u32;
             for cpu in (0..nr_cpu_ids()).filter_map(CpuId::from_u32) {
                 if redist_affinity(cpu_affinity(cpu)) == aff {
@@ -942,40 +1061,40 @@ fn find_redists(regions: &Regions) -> Result<(KVec<Option<Redist>>, bool)> {
             let step = if regions.stride != 0 {
                 usize::try_from(regions.stride).map_err(|_| EINVAL)?
             } else if typer.vlpis() {
-                4 * gic_v3_hw::FRAME
+                4 * gic_v3::FRAME
             } else {
-                2 * gic_v3_hw::FRAME
+                2 * gic_v3::FRAME
             };
             offset = offset.checked_add(step).ok_or(EINVAL)?;
         }
     }
-    if ppi_ext {
-        pr_info!("extended PPIs present, not used\n");
-    }
-    Ok((table, direct_lpi))
+    Ok(FoundRedists {
+        table,
+        direct_lpi,
+        // No redistributor at all: the boot CPU has none, which the probe refuses.
+        nr_ppis: if min_ppis == usize::MAX {
+            SPI_BASE - SGI_NR
+        } else {
+            min_ppis
+        },
+    })
 }
 
 /// The probe: everything `gic_init_bases()` does for a device-tree GICv3, up to the ITS, which
 /// the shim starts with what this returns. `node` is the GIC's device-tree node, whose root
-/// domain this creates. Sets `retained` once it has programmed the GIC: the regions must then
-/// stay mapped.
+/// domain this creates.
+///
+/// Every error comes before the first side effect that cannot be undone, the root domain's
+/// creation, and before the GIC is programmed: the shim then releases what it can (the
+/// mappings stay) and starts the C driver. From the domain's creation on (which commits the
+/// probe: no C driver on the node) nothing fails: the IPIs' allocation failing leaves the
+/// kernel without IPIs (`ipis` `None`), as C's `gic_smp_init()` does, and the register writes
+/// are to offsets inside their frames.
 ///
 /// Boot, on the boot CPU, interrupts disabled.
-fn probe(
-    node: gic_v3_hw::RootNode,
-    regions: Regions,
-    retained: &mut bool,
-) -> Result<gic_v3_hw::Probed> {
-    let split_eoi = gic_v3_hw::hyp_mode_available();
-    if split_eoi {
-        pr_info!("using split EOI/Deactivate mode\n");
-    }
-    let strict_flow = split_eoi && gic_v3_hw::strict_flow_requested();
-    if strict_flow {
-        pr_info!("strict flow: ONESHOT interrupts masked by their active state\n");
-    }
+fn probe(ctx: &Probe, node: RootNode<'_>, regions: Regions) -> Result<gic_v3::Probed<Gic>> {
     let dist = regions.dist;
-    let d = dist.io.relaxed();
+    let d = dist.io().relaxed();
     let arch = d.read(GIC_PIDR2).arch().get();
     if arch != 3 && arch != 4 {
         pr_err!("no distributor detected, giving up\n");
@@ -986,7 +1105,7 @@ fn probe(
         return Err(EBUSY);
     }
     let typer = d.read(GICD_TYPER);
-    // Unsupported: `EOPNOTSUPP` before any side effect, the shim then starts the C driver.
+    // Unsupported: `EOPNOTSUPP`, the shim then starts the C driver.
     if typer.espi() {
         pr_info!("extended SPIs not supported\n");
         return Err(EOPNOTSUPP);
@@ -998,20 +1117,37 @@ fn probe(
     let nr_lines = core::cmp::min(32 * (typer.it_lines().get() as usize + 1), SPI_END);
     let id_bits = typer.id_bits().get() + 1;
     let typer2 = d.read(GICD_TYPER2);
-    let lpis = typer.lpis() && cfg!(CONFIG_ARM_GIC_V3_ITS);
-    let (redists, direct_lpi) = find_redists(&regions)?;
-    pr_info!("{} SPIs implemented\n", nr_lines - SPI_BASE);
+    // `gic_dist_supports_lpis()`: `irqchip.gicv3_nolpi` (the kdump kernel's escape hatch) hides
+    // them; then no ITS, and the LPI range is refused.
+    let nolpi = gic_v3::nolpi_requested();
+    let lpis = typer.lpis() && cfg!(CONFIG_ARM_GIC_V3_ITS) && !nolpi;
+    if typer.lpis() && nolpi {
+        pr_info!("LPIs disabled by irqchip.gicv3_nolpi\n");
+    }
+    let found = find_redists(&regions)?;
+    let boot = CpuId::current();
+    if !matches!(found.table.get(boot.as_u32() as usize), Some(Some(_))) {
+        pr_err!("CPU{}: no redistributor, giving up\n", boot.as_u32());
+        return Err(ENODEV);
+    }
 
-    // Side effects from here on: the hardware is programmed and the mappings are kept, even if
-    // something fails below.
-    *retained = true;
-    if !gic_v3_hw::enable_sre() {
+    let split_eoi = gic_v3::hyp_mode_available();
+    if split_eoi {
+        pr_info!("using split EOI/Deactivate mode\n");
+    }
+    let strict_flow = split_eoi && gic_v3::strict_flow_requested();
+    if strict_flow {
+        pr_info!("strict flow: ONESHOT interrupts masked by their active state\n");
+    }
+    pr_info!("{} SPIs implemented\n", nr_lines - SPI_BASE);
+    pr_info!("{} PPIs\n", found.nr_ppis);
+    if !ctx.cpu_if().enable_sre() {
         pr_err!("unable to set SRE (disabled at EL2), panic ahead\n");
     }
     // Priorities (`gic_prio_init()`): with Group 0 under our control and security enabled, the
     // distributor sees the non-secure view: program the value shifted into it.
-    let pribits = ((gic_v3_hw::read_ctlr() >> ICC_CTLR_PRI_BITS_SHIFT) & 7) as u32 + 1;
-    let group0 = has_group0(pribits);
+    let pribits = ((sysreg::read_ctlr() >> ICC_CTLR_PRI_BITS_SHIFT) & 7) as u32 + 1;
+    let group0 = has_group0(pribits, ctx.cpu_if());
     let ds = d.read(GICD_CTLR).ds();
     let prio = if group0 && !ds {
         (PRIO_IRQ >> 1) | 0x80
@@ -1024,90 +1160,119 @@ fn probe(
         u32::from(!group0)
     );
 
-    let boot = CpuId::current();
-    let gic = Gic {
+    // The ITS driver's table of the redistributors (freed by the shim if the probe fails).
+    for (cpu, r) in found.table.iter().enumerate() {
+        if let (Some(r), Some(cpu)) = (r, CpuId::from_u32(cpu as u32)) {
+            r.publish(cpu, ctx);
+        }
+    }
+    let hwirq_max = core::cmp::max(1usize << id_bits, SPI_END);
+    let redists = found.table;
+    let nr_private = SGI_NR + found.nr_ppis;
+    let data = try_init!(Gic {
         dist,
+        root_if: ctx.root_if(),
         redists,
         split_eoi,
         strict_flow,
         nr_lines,
+        nr_private,
         lpis,
         prio,
         has_rss: typer.rss(),
         security_disabled: ds,
-    };
-    for (cpu, r) in gic.redists.iter().enumerate() {
-        if let (Some(r), Some(cpu)) = (r, CpuId::from_u32(cpu as u32)) {
-            r.publish(cpu);
-        }
-    }
-
-    dist_init(&gic, typer2.nassgicap(), boot)?;
-    gic.cpu_init(boot)?;
-
-    let hwirq_max = core::cmp::max(1usize << id_bits, SPI_END);
-    let Gic {
-        dist,
-        redists,
-        split_eoi,
-        strict_flow,
-        nr_lines,
-        lpis,
-        prio,
-        has_rss,
-        security_disabled,
-    } = gic;
-    let data = try_init!(Gic {
-        dist,
-        redists,
-        split_eoi,
-        strict_flow,
-        nr_lines,
-        lpis,
-        prio,
-        has_rss,
-        security_disabled,
     }? Error);
+    // The last step that may fail (`ENOMEM`): before it, nothing is left behind.
     let domain = node.create_domain(hwirq_max, data)?;
-    gic_v3_hw::set_root(domain);
+
+    // Committed (`create_domain()` retained the probe): the domain exists for good, the GIC is
+    // this driver's. Nothing fails below.
+    ctx.retain();
     if !ROOT.populate(domain) {
-        return Err(EBUSY);
+        // Checked empty above, and the probe runs once, at boot.
+        pr_err!("root domain already set\n");
     }
-    // The 8 non-secure SGIs the kernel uses as IPIs.
-    let ipi_base = domain.alloc_static_irqs(&[0], 8)?;
-    Ok(gic_v3_hw::Probed {
-        domain: domain.as_raw(),
-        ipi_base,
+    // The 8 non-secure SGIs the kernel uses as IPIs (no hardware access: allocated before the
+    // GIC is programmed, so that programming it is the last step).
+    let ipis = match ctx.alloc_ipis(domain) {
+        Ok(ipis) => Some(ipis),
+        Err(e) => {
+            pr_err!("cannot allocate the IPIs ({}): no SMP\n", e.to_errno());
+            None
+        }
+    };
+    let gic = domain.data();
+    dist_init(gic, typer2.nassgicap(), boot);
+    match gic.redist_of(boot) {
+        Some(r) => gic.cpu_init_redist(r, boot, ctx.cpu_if()),
+        // Checked above.
+        None => pr_err!("CPU{}: no redistributor\n", boot.as_u32()),
+    }
+    Ok(gic_v3::Probed {
+        domain,
+        ipis,
         lpis,
         split_eoi,
         prio,
         gicd_typer: typer.into_raw(),
         gicd_typer2: typer2.into_raw(),
-        direct_lpi,
+        direct_lpi: found.direct_lpi,
     })
 }
 
+/// Writes `value` at byte `offset` of `frame`: an offset that the caller computed inside the
+/// frame (a bank of at most 1020 interrupt IDs, below 0x2000), so the bounds check cannot fail.
+/// Were it to, the write is skipped and said: the GIC is being programmed, there is nothing to
+/// unwind.
+fn write_in_frame(frame: Frame, offset: usize, value: u32) {
+    if frame.relaxed().try_write32(value, offset).is_err() {
+        pr_err!("register offset {offset:#x} outside its frame, not written\n");
+    }
+}
+
+/// The writes that reset the `nr_private` private interrupts of a redistributor's `SGI_base`
+/// frame (`gic_cpu_init()`, `gic_cpu_config()`): SGIs, PPIs and extended PPIs (32, 64 or 96
+/// interrupt IDs: the extended PPIs' bits and bytes follow the PPIs' in each bank) Group 1, then
+/// inactive and disabled, then at priority `prio`. Each write is `(offset, value)`, in C's
+/// order; the offsets stay below 0x460, inside the frame.
+fn private_reset_writes(nr_private: usize, prio: u8) -> impl Iterator<Item = (usize, u32)> {
+    let prio = u32::from_ne_bytes([prio; 4]);
+    let banks = (0..nr_private).step_by(32);
+    let group = banks.clone().map(|i| (bank::IGROUPR + i / 8, !0u32));
+    let clear = banks.flat_map(|i| {
+        [
+            (bank::ICACTIVER + i / 8, !0u32),
+            (bank::ICENABLER + i / 8, !0u32),
+        ]
+    });
+    let prios = (0..nr_private)
+        .step_by(4)
+        .map(move |i| (bank::IPRIORITYR + i, prio));
+    Iterator::chain(Iterator::chain(group, clear), prios)
+}
+
 /// `gic_dist_init()`: disable, SPIs Group 1, level, at the driver's priority, inactive and
-/// disabled; enable with affinity routing; route every SPI to the boot CPU.
-fn dist_init(gic: &Gic, nassgicap: bool, boot: CpuId) -> Result {
-    let dist = gic.dist.io;
+/// disabled; enable with affinity routing; route every SPI to the boot CPU. Infallible: it runs
+/// after the probe committed.
+fn dist_init(gic: &Gic, nassgicap: bool, boot: CpuId) {
+    let dist = gic.dist.io();
     let d = dist.relaxed();
     d.write((), GICD_CTLR::zeroed());
     dist_wait_for_rwp(dist);
     for i in (SPI_BASE..gic.nr_lines).step_by(32) {
-        d.try_write32(!0, bank::IGROUPR + i / 8)?;
+        write_in_frame(dist, bank::IGROUPR + i / 8, !0);
     }
     // `gic_dist_config()`: level-triggered, priority, deactivated and disabled.
     for i in (SPI_BASE..gic.nr_lines).step_by(16) {
-        d.try_write32(0, bank::ICFGR + i / 4)?;
+        write_in_frame(dist, bank::ICFGR + i / 4, 0);
     }
     let prio = u32::from_ne_bytes([gic.prio; 4]);
     for i in (SPI_BASE..gic.nr_lines).step_by(4) {
-        d.try_write32(prio, bank::IPRIORITYR + i)?;
+        write_in_frame(dist, bank::IPRIORITYR + i, prio);
     }
     for i in (SPI_BASE..gic.nr_lines).step_by(32) {
-        d.try_write32(!0, bank::ICACTIVER + i / 8)?;
-        d.try_write32(!0, bank::ICENABLER + i / 8)?;
+        write_in_frame(dist, bank::ICACTIVER + i / 8, !0);
+        write_in_frame(dist, bank::ICENABLER + i / 8, !0);
     }
     let mut ctlr = GICD_CTLR::zeroed()
         .with_are_ns(true)
@@ -1119,28 +1284,30 @@ fn dist_init(gic: &Gic, nassgicap: bool, boot: CpuId) -> Result {
     }
     d.write((), ctlr);
     dist_wait_for_rwp(dist);
+    // SPIs below 1020 and a 40-bit affinity: the routing cannot be refused.
     let aff = cpu_affinity(boot);
     for i in SPI_BASE..gic.nr_lines {
-        write_irouter(dist, i, aff)?;
+        if write_irouter(dist, i, aff).is_err() {
+            pr_err!("SPI {} not routed\n", i);
+        }
     }
-    Ok(())
 }
 
 /// The hotplug STARTING callback of `cpu` (`gic_starting_cpu()`), on that CPU with interrupts
 /// disabled; the shim then calls `its_cpu_init()`.
-fn starting_cpu(cpu: CpuId) -> Result {
+fn starting_cpu(cpu: CpuId, cpu_if: &CpuIf) -> Result {
     let gic = ROOT.as_ref().ok_or(ENODEV)?.data();
-    if !gic_v3_hw::enable_sre() {
+    if !cpu_if.enable_sre() {
         pr_err!("unable to set SRE (disabled at EL2), panic ahead\n");
     }
-    gic.cpu_init(cpu)
+    gic.cpu_init(cpu, cpu_if)
 }
 
 /// The CPU PM notifier's body (`gic_cpu_pm_notifier()`), on `cpu` itself with interrupts
 /// disabled: `exit` from a low-power state (or a failed entry), else entry.
-fn cpu_pm(cpu: CpuId, exit: bool) {
+fn cpu_pm(cpu: CpuId, exit: bool, cpu_if: &CpuIf) {
     if let Some(d) = ROOT.as_ref() {
-        d.data().cpu_pm(cpu, exit);
+        d.data().cpu_pm(cpu, exit, cpu_if);
     }
 }
 
@@ -1398,5 +1565,62 @@ mod tests {
         let empty = CpumaskVar::new_zero(GFP_KERNEL)?;
         assert_eq!(select_target(&empty, &online, true), Err(EINVAL));
         Ok(())
+    }
+
+    #[test]
+    fn extended_ppis_counted_as_c_counts_them() {
+        // `GICR_TYPER.PPInum`: 0 for the 16 PPIs, 1 and 2 add 32 and 64 extended PPIs; the
+        // other values are reserved (C's `GICR_TYPER_NR_PPIS()` counts 16 for them).
+        assert_eq!(nr_ppis(0), 16);
+        assert_eq!(nr_ppis(1), 48);
+        assert_eq!(nr_ppis(2), 80);
+        assert_eq!(nr_ppis(3), 16);
+        assert_eq!(nr_ppis(31), 16);
+    }
+
+    /// The offsets `private_reset_writes()` writes `value` to, in order.
+    fn reset_offsets(nr_private: usize, value: u32) -> KVec<usize> {
+        let mut v = KVec::new();
+        for (offset, val) in private_reset_writes(nr_private, 0xa0) {
+            if val == value {
+                let _ = v.push(offset, GFP_KERNEL);
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn private_reset_covers_extended_ppis() {
+        // Without extended PPIs (32 private interrupts): one word of each bit bank, 8 priority
+        // words, in C's order (`gic_cpu_init()`: Group; `gic_cpu_config()`: active, enable,
+        // priorities).
+        let all: KVec<(usize, u32)> = {
+            let mut v = KVec::new();
+            for w in private_reset_writes(32, 0xa0) {
+                let _ = v.push(w, GFP_KERNEL);
+            }
+            v
+        };
+        assert_eq!(
+            &all[..4],
+            &[(0x080, !0), (0x380, !0), (0x180, !0), (0x400, 0xa0a0_a0a0)]
+        );
+        assert_eq!(all.len(), 3 + 8);
+        // 64 extended PPIs (96 private interrupts): three words of each bit bank and 24 priority
+        // words, up to the last extended PPI's (`GICR_IPRIORITYR<n>E` ends at 0x45f).
+        assert_eq!(
+            &reset_offsets(96, !0)[..],
+            &[0x80, 0x84, 0x88, 0x380, 0x180, 0x384, 0x184, 0x388, 0x188]
+        );
+        let prios = reset_offsets(96, 0xa0a0_a0a0);
+        assert_eq!(prios.len(), 24);
+        assert_eq!(prios.first(), Some(&0x400));
+        assert_eq!(prios.last(), Some(&0x45c));
+        // 32 extended PPIs (64 private interrupts).
+        assert_eq!(
+            &reset_offsets(64, !0)[..],
+            &[0x80, 0x84, 0x380, 0x180, 0x384, 0x184]
+        );
+        assert_eq!(reset_offsets(64, 0xa0a0_a0a0).len(), 16);
     }
 }

@@ -14,10 +14,20 @@
 //!   accounting), smoothed over intervals;
 //! - decides the moves with the pure function of `irq_balance_policy` (pressure with SMT
 //!   siblings, hysteresis, dwell time, preference for the cache domain), and
-//! - applies them with `irq_set_affinity_locked()` once [`kernel::irq::stat::move_to`] checked,
-//!   under the descriptor lock, that the interrupt is still the one seen, then checks that the
-//!   effective affinity followed (at once, or, for chips that move at the next interrupt, once
-//!   that move is done).
+//! - applies them with `irq_set_affinity_locked()` once [`Placer::move_to`] checked, under the
+//!   descriptor lock, that the interrupt is still the one seen (the same request: a number freed
+//!   and requested again is another interrupt), then checks that the effective affinity followed
+//!   (at once, or, for chips that move at the next interrupt, once that move is done).
+//!
+//! CPU hotplug is held off (`cpus_read_lock()`) only while the CPUs' topology is read
+//! (`O(nr_cpu_ids)`) and around each move, from the check that its target is still an active
+//! housekeeping CPU to the check of where the interrupt went: never for the whole
+//! `O(interrupts x CPUs)` pass, which yields the CPU (`cond_resched()`) between interrupts. The
+//! decision runs without it; a target that went away meanwhile is skipped, not counted as a
+//! failure.
+//!
+//! Walking every descriptor and moving interrupts take the [`Placer`] capability, which only
+//! this balancer claims (the one `unsafe` call here, in its initialisation).
 //!
 //! It never moves per-CPU, managed or `IRQF_NOBALANCING` interrupts, interrupts whose chip
 //! cannot set affinity, nor interrupts whose affinity someone else changed after the balancer
@@ -29,7 +39,9 @@
 //! counted and not retried for 1, 2, 4, ... up to 64 intervals.
 //!
 //! `/sys/kernel/debug/irqbalance/state` shows the load table, the last decisions and the
-//! counts.
+//! counts, the wall time (`busy_us`) and the CPU time (`cpu_us`, the work item's
+//! `sum_exec_runtime`) of all passes, and the longest hold of the CPU hotplug lock
+//! (`hotplug_hold_max_us`).
 
 use kernel::{
     cpu::{
@@ -46,7 +58,9 @@ use kernel::{
         AffinitySig,
         CpuTopology,
         IrqSnapshot,
-        Placement, //
+        Placement,
+        Placer,
+        RequestId, //
     },
     new_mutex,
     prelude::*,
@@ -141,8 +155,8 @@ struct Tracked {
     /// changed after an offline (CPU hotplug breaks the affinity of interrupts whose CPUs all
     /// went away) is not taken for someone else's doing.
     ours: Option<(u32, u64)>,
-    /// Its descriptor and action ([`IrqSnapshot::ident`](kernel::irq::stat::IrqSnapshot)).
-    ident: usize,
+    /// Which request of the interrupt ([`IrqSnapshot::ident`]).
+    ident: RequestId,
     /// Passes since the balancer first saw it.
     age: u32,
     /// A move whose effect is checked at the next pass (chips that move at the next interrupt).
@@ -166,12 +180,19 @@ struct State {
     user_set: u64,
     last: KVec<Move>,
     permille: u64,
+    /// Wall time of all passes.
     busy_ns: i64,
+    /// CPU time of all passes (the work item's `sum_exec_runtime`).
+    cpu_ns: u64,
+    /// The longest single hold of the CPU hotplug lock.
+    hold_max_ns: i64,
     irq_time: bool,
 }
 
 #[pin_data]
 struct Balancer {
+    /// The right to walk the descriptors and move interrupts.
+    placer: Placer,
     params: Params,
     delay: Jiffies,
     interval_ms: u32,
@@ -229,21 +250,27 @@ impl Balancer {
     /// One balancing pass. Process context (the work item).
     fn pass(&self) {
         let start = Instant::<Monotonic>::now();
+        let cpu_start = stat::current_cpu_time_ns();
         let mut st = self.state.lock();
         if let Err(e) = self.pass_locked(&mut st) {
             pr_warn!("pass failed: {e:?}\n");
         }
         st.passes += 1;
         st.busy_ns += start.elapsed().as_nanos();
+        // The same task ran the whole pass (a work item does not change worker).
+        st.cpu_ns = st
+            .cpu_ns
+            .saturating_add(stat::current_cpu_time_ns().saturating_sub(cpu_start));
     }
 
     fn pass_locked(&self, st: &mut State) -> Result {
-        // CPUs neither come nor go from the topology read to the last move.
-        let _hotplug = stat::hold_cpu_hotplug();
         let n = nr_cpu_ids() as usize;
-        // The CPUs, their topology and their interrupt time over the interval.
+        // The CPUs, their topology and their interrupt time over the interval, read with CPU
+        // hotplug held off: `O(nr_cpu_ids)`.
         st.cpus.clear();
         let mut dt: KVec<u64> = zeroed(n)?;
+        let held = Instant::<Monotonic>::now();
+        let hotplug = stat::hold_cpu_hotplug();
         for id in 0..n as u32 {
             let Some(cpu) = CpuId::from_u32(id) else {
                 continue;
@@ -269,6 +296,8 @@ impl Balancer {
                 )?;
             }
         }
+        drop(hotplug);
+        st.hold_max_ns = st.hold_max_ns.max(held.elapsed().as_nanos());
         let first = st.passes == 0;
         if first {
             // The first pass only takes the baseline.
@@ -281,10 +310,10 @@ impl Balancer {
         let mut counts: KVec<u32> = zeroed(n)?;
         let mut total: KVec<u64> = zeroed(n)?;
         let mut from = 0;
-        while let Some(s) = stat::next_requested(from, &mut counts) {
+        while let Some(s) = self.placer.next_requested(from, &mut counts) {
             from = s.irq + 1;
             while old.next_if(|t| t.irq < s.irq).is_some() {}
-            // The same number with another descriptor or action is another interrupt.
+            // The same number requested again (another request identity) is another interrupt.
             let mut t = if let Some(mut t) = old.next_if(|t| t.irq == s.irq && t.ident == s.ident) {
                 t.dwell = t.dwell.saturating_add(1);
                 t.age = t.age.saturating_add(1);
@@ -307,6 +336,8 @@ impl Balancer {
             t.cpu = s.effective_cpu.map(|c| c.as_u32());
             Self::classify(st, &mut t, &s);
             st.tracked.push(t, GFP_KERNEL)?;
+            // `O(nr_cpu_ids)` per interrupt, thousands of them on a large machine.
+            stat::cond_resched();
         }
 
         // Loads: each CPU's interrupt time split by count share.
@@ -365,7 +396,9 @@ impl Balancer {
             decide(&st.cpus, &base, &mut irqs, &self.params, &mut moves)?;
         }
 
-        // The moves, checked.
+        // The moves, checked, each with CPU hotplug held off from the check of its target to the
+        // check of where the interrupt went.
+        let mut hold_max = 0i64;
         for m in moves.iter() {
             let Some(k) = st.tracked.iter().position(|t| t.irq == m.irq) else {
                 continue;
@@ -374,8 +407,21 @@ impl Balancer {
                 continue;
             };
             let t = &mut st.tracked[k];
-            let r = stat::move_to(m.irq, to, t.ident, t.expected);
-            let now = stat::next_requested(m.irq, &mut []).filter(|s| s.irq == m.irq);
+            let held = Instant::<Monotonic>::now();
+            let hotplug = stat::hold_cpu_hotplug();
+            // The target may have gone offline or been isolated since the topology was read:
+            // then this move is dropped, not counted against the interrupt.
+            let (r, now) = if CpuTopology::of(to).is_some_and(|c| c.active && c.housekeeping) {
+                let r = self.placer.move_to(m.irq, to, t.ident, t.expected);
+                (Some(r), self.placer.requested(m.irq, &mut []))
+            } else {
+                (None, None)
+            };
+            drop(hotplug);
+            hold_max = hold_max.max(held.elapsed().as_nanos());
+            let Some(r) = r else {
+                continue;
+            };
             match (r, now) {
                 (Ok(()), Some(s)) if s.effective_cpu == Some(to) && !s.move_pending => {
                     // The affinity is now the balancer's doing.
@@ -399,6 +445,7 @@ impl Balancer {
                 (Err(_), _) => Self::failed(st.passes, t, &mut st.failed),
             }
         }
+        st.hold_max_ns = st.hold_max_ns.max(hold_max);
         st.last = moves;
         Ok(())
     }
@@ -414,7 +461,7 @@ impl Balancer {
             dwell: u32::MAX,
             expected: AffinitySig::default(),
             ours: None,
-            ident: 0,
+            ident: RequestId::default(),
             age: 0,
             pending: None,
             retry_at: 0,
@@ -497,6 +544,8 @@ impl State {
             last: KVec::new(),
             permille: 1000,
             busy_ns: 0,
+            cpu_ns: 0,
+            hold_max_ns: 0,
             irq_time: false,
         })
     }
@@ -506,7 +555,7 @@ impl State {
         writeln!(
             f,
             "passes {} interval_ms {} moves {} failed {} user_set {} imbalance_permille {} \
-             busy_us {} irq_time {}",
+             busy_us {} cpu_us {} hotplug_hold_max_us {} irq_time {}",
             self.passes,
             interval_ms,
             self.moves,
@@ -514,6 +563,8 @@ impl State {
             self.user_set,
             self.permille,
             self.busy_ns / 1000,
+            self.cpu_ns / 1000,
+            self.hold_max_ns / 1000,
             u8::from(self.irq_time)
         )?;
         writeln!(f, "cpu core llc package node usable base_us")?;
@@ -577,10 +628,15 @@ impl kernel::Module for IrqBalance {
             pr_err!("parameter out of range\n");
             return Err(EINVAL);
         }
+        // SAFETY: This is the kernel's interrupt balancer, which claims the capability here once
+        // (its `init` runs once, the kernel being built with it) and keeps it for the kernel's
+        // lifetime.
+        let placer = unsafe { Placer::claim() }.ok_or(EBUSY)?;
         stat::count_cpu_offlines()?;
         let state = State::new()?;
         let b = Arc::pin_init(
             try_pin_init!(Balancer {
+                placer,
                 params: Params {
                     gain_pct,
                     // 1 us per interval: below that, no move is worth its cost.

@@ -111,26 +111,104 @@ pub(crate) fn smooth(prev: u64, sample: u64) -> u64 {
     prev / 2 + sample / 2 + (prev & sample & 1)
 }
 
-/// The pressure of CPU `i`: its load plus half the load of its SMT siblings.
-fn pressure(cpus: &[Cpu], load: &[u64], i: usize) -> u64 {
-    let siblings: u64 = cpus
-        .iter()
-        .zip(load)
-        .enumerate()
-        .filter(|(j, (c, _))| *j != i && c.core == cpus[i].core)
-        .map(|(_, (_, l))| *l)
-        .sum();
-    load[i] + siblings / 2
+/// The loads of one pass, with the CPUs grouped by SMT core: a CPU's pressure in `O(1)`, the
+/// CPUs of a core in `O(its size)`.
+struct Loads {
+    /// Per CPU index: its load.
+    load: KVec<u64>,
+    /// Per CPU index: the index of the first CPU of its core (the core's representative).
+    core_of: KVec<usize>,
+    /// Per representative CPU index: the load of its core's CPUs (unused for the others).
+    core_sum: KVec<u64>,
+    /// The CPU indices, grouped by core.
+    order: KVec<usize>,
+    /// Per CPU index: the range of `order` that holds its core's CPUs.
+    span: KVec<(usize, usize)>,
 }
 
-/// The highest pressure among the CPUs of the cores of CPUs `s` and `t`.
-fn touched_max(cpus: &[Cpu], load: &[u64], s: usize, t: usize) -> u64 {
-    let (cs, ct) = (cpus[s].core, cpus[t].core);
-    (0..cpus.len())
-        .filter(|&j| cpus[j].core == cs || cpus[j].core == ct)
-        .map(|j| pressure(cpus, load, j))
-        .max()
-        .unwrap_or(0)
+impl Loads {
+    /// Groups `cpus` by core and sums `load` (one entry per CPU) per core. `O(n log n)`.
+    fn new(cpus: &[Cpu], load: KVec<u64>) -> Result<Self> {
+        let n = cpus.len();
+        let mut order = KVec::with_capacity(n, GFP_KERNEL)?;
+        for i in 0..n {
+            order.push(i, GFP_KERNEL)?;
+        }
+        order.sort_unstable_by_key(|&i| (cpus[i].core, i));
+        let mut core_of = KVec::from_elem(0usize, n, GFP_KERNEL)?;
+        let mut span = KVec::from_elem((0usize, 0usize), n, GFP_KERNEL)?;
+        let mut core_sum = KVec::from_elem(0u64, n, GFP_KERNEL)?;
+        let mut a = 0;
+        while a < n {
+            let core = cpus[order[a]].core;
+            let mut b = a + 1;
+            while b < n && cpus[order[b]].core == core {
+                b += 1;
+            }
+            // The lowest index of the core: `order` is sorted by index within a core.
+            let rep = order[a];
+            for &i in order[a..b].iter() {
+                core_of[i] = rep;
+                span[i] = (a, b);
+                core_sum[rep] = core_sum[rep].saturating_add(load[i]);
+            }
+            a = b;
+        }
+        Ok(Self {
+            load,
+            core_of,
+            core_sum,
+            order,
+            span,
+        })
+    }
+
+    /// The pressure of CPU index `i` (its load plus half the load of its SMT siblings) if load
+    /// `l` moved from CPU index `s` to `t` (`l == 0`: as things are).
+    fn pressure(&self, i: usize, s: usize, t: usize, l: u64) -> u64 {
+        let own = if i == s {
+            self.load[i].saturating_sub(l)
+        } else if i == t {
+            self.load[i].saturating_add(l)
+        } else {
+            self.load[i]
+        };
+        let c = self.core_of[i];
+        let mut sum = self.core_sum[c];
+        if self.core_of[s] == c {
+            sum = sum.saturating_sub(l);
+        }
+        if self.core_of[t] == c {
+            sum = sum.saturating_add(l);
+        }
+        own.saturating_add(sum.saturating_sub(own) / 2)
+    }
+
+    /// The highest pressure among the CPUs of the cores of CPU indices `s` and `t` if load `l`
+    /// moved from `s` to `t`.
+    fn touched_max(&self, s: usize, t: usize, l: u64) -> u64 {
+        let (a, b) = self.span[s];
+        let other = if self.core_of[s] == self.core_of[t] {
+            &self.order[0..0]
+        } else {
+            let (c, d) = self.span[t];
+            &self.order[c..d]
+        };
+        Iterator::chain(self.order[a..b].iter(), other.iter())
+            .map(|&j| self.pressure(j, s, t, l))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Moves load `l` from CPU index `s` to `t`.
+    fn shift(&mut self, s: usize, t: usize, l: u64) {
+        self.load[s] = self.load[s].saturating_sub(l);
+        let cs = self.core_of[s];
+        self.core_sum[cs] = self.core_sum[cs].saturating_sub(l);
+        self.load[t] = self.load[t].saturating_add(l);
+        let ct = self.core_of[t];
+        self.core_sum[ct] = self.core_sum[ct].saturating_add(l);
+    }
 }
 
 /// How far CPU `t` is from CPU `s`: 0 in the same LLC, 1 in the same package, 2 in the same
@@ -158,6 +236,63 @@ struct Candidate {
     after: u64,
 }
 
+impl Candidate {
+    /// The order of preference among moves within 1/8 of the best gain, lowest first: the
+    /// nearest target, then the one left under the least pressure (Kamble's "toward the
+    /// idlest"), then the largest gain, then the lowest interrupt and CPU index.
+    fn rank(&self) -> (u32, u64, core::cmp::Reverse<u64>, usize, usize) {
+        (
+            self.distance,
+            self.after,
+            core::cmp::Reverse(self.gain),
+            self.k,
+            self.t,
+        )
+    }
+}
+
+/// The source CPU of one step: its index, whether its interrupts are being evacuated (it is
+/// isolated), and the least gain a move off it must make.
+struct Source {
+    s: usize,
+    evacuate: bool,
+    threshold: u64,
+}
+
+/// The move of interrupt `k`, of load `l`, from the source to CPU index `t`, if `t` is a usable
+/// other CPU and the move gains at least the source's threshold. `O(SMT siblings)`.
+fn candidate(
+    cpus: &[Cpu],
+    loads: &Loads,
+    src: &Source,
+    k: usize,
+    l: u64,
+    t: usize,
+) -> Option<Candidate> {
+    let s = src.s;
+    if t == s || !cpus[t].usable {
+        return None;
+    }
+    // Off an isolated CPU, any move to a usable one is a gain of the whole load moved.
+    let gain = if src.evacuate {
+        l
+    } else {
+        loads
+            .touched_max(s, t, 0)
+            .saturating_sub(loads.touched_max(s, t, l))
+    };
+    if gain < src.threshold {
+        return None;
+    }
+    Some(Candidate {
+        k,
+        t,
+        gain,
+        distance: distance(&cpus[s], &cpus[t]),
+        after: loads.pressure(t, s, t, l),
+    })
+}
+
 /// Decides the moves of one interval.
 ///
 /// `cpus` lists the CPUs, `base[i]` is the load of `cpus[i]` that belongs to no interrupt of
@@ -168,6 +303,14 @@ struct Candidate {
 ///
 /// Loads and the gain threshold are in the same unit (nanoseconds per interval in the balancer);
 /// the result depends only on the arguments.
+///
+/// # Cost
+///
+/// With `C` CPUs, `I` interrupts, `S` CPUs per core at most and `M = max_moves`: `O(C + I)`
+/// memory (no allocation grows with a step), and `O((C + M) * C + I * log C + (I + M * J) * C *
+/// S)` time, `J` the most movable interrupts on one CPU: each step finds the source in `O(C)`
+/// and weighs each of its interrupts against each CPU in `O(S)`; a CPU is a source with nothing
+/// to move once. The KUnit case `decision_time_64_and_256_cpus` prints the time of a pass.
 ///
 /// # Errors
 ///
@@ -180,30 +323,64 @@ pub(crate) fn decide(
     p: &Params,
     moves: &mut KVec<Move>,
 ) -> Result {
-    if base.len() != cpus.len() {
+    let n = cpus.len();
+    if base.len() != n {
         return Err(EINVAL);
     }
-    let index = |id: u32| cpus.iter().position(|c| c.id == id);
-    let mut load = KVec::with_capacity(cpus.len(), GFP_KERNEL)?;
+    // The index of a CPU number: the first CPU of `cpus` with it.
+    let mut ids = KVec::with_capacity(n, GFP_KERNEL)?;
+    for (i, c) in cpus.iter().enumerate() {
+        ids.push((c.id, i), GFP_KERNEL)?;
+    }
+    ids.sort_unstable();
+    let index = |id: u32| {
+        let at = ids.partition_point(|&(x, _)| x < id);
+        ids.get(at).filter(|(x, _)| *x == id).map(|&(_, i)| i)
+    };
+    let mut load = KVec::with_capacity(n, GFP_KERNEL)?;
     for b in base {
         load.push(*b, GFP_KERNEL)?;
     }
+    // Each interrupt's CPU index, and the interrupts that may move grouped by it (a counting
+    // sort: `by_cpu[start[i]..start[i + 1]]` are those on CPU index `i`, ascending).
+    let mut src = KVec::with_capacity(irqs.len(), GFP_KERNEL)?;
+    let mut start = KVec::from_elem(0usize, n + 1, GFP_KERNEL)?;
     for irq in irqs.iter() {
-        if let Some(i) = index(irq.cpu) {
+        let i = index(irq.cpu);
+        if let Some(i) = i {
             load[i] = load[i].saturating_add(irq.load);
+            if irq.class == Class::Movable && irq.dwell >= p.dwell && irq.load != 0 {
+                start[i + 1] += 1;
+            }
+        }
+        src.push(i, GFP_KERNEL)?;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut next: KVec<usize> = KVec::with_capacity(n, GFP_KERNEL)?;
+    next.extend_from_slice(&start[..n], GFP_KERNEL)?;
+    let mut by_cpu = KVec::from_elem(0usize, start[n], GFP_KERNEL)?;
+    for (k, irq) in irqs.iter().enumerate() {
+        if let Some(i) = src[k] {
+            if irq.class == Class::Movable && irq.dwell >= p.dwell && irq.load != 0 {
+                by_cpu[next[i]] = k;
+                next[i] += 1;
+            }
         }
     }
+    let mut loads = Loads::new(cpus, load)?;
     let mut moved = KVec::from_elem(false, irqs.len(), GFP_KERNEL)?;
 
     // Sources with nothing to move this pass.
-    let mut done = KVec::from_elem(false, cpus.len(), GFP_KERNEL)?;
+    let mut done = KVec::from_elem(false, n, GFP_KERNEL)?;
     let mut made = 0;
     while made < p.max_moves {
         // The source: the CPU under the most pressure (the lowest number on a tie) that may
         // still have something to move; an isolated one too, to take interrupts off it.
-        let Some((s, ps)) = (0..cpus.len())
+        let Some((s, ps)) = (0..n)
             .filter(|&i| !done[i])
-            .map(|i| (i, pressure(cpus, &load, i)))
+            .map(|i| (i, loads.pressure(i, i, i, 0)))
             .fold(None, |best: Option<(usize, u64)>, (i, pr)| match best {
                 Some((_, bp)) if bp >= pr => best,
                 _ => Some((i, pr)),
@@ -214,7 +391,6 @@ pub(crate) fn decide(
         if ps == 0 {
             break;
         }
-        // Off an isolated CPU, any move to a usable one is a gain of the whole load moved.
         let evacuate = !cpus[s].usable;
         let threshold = if evacuate {
             p.min_gain.max(1)
@@ -224,49 +400,21 @@ pub(crate) fn decide(
                 .max(p.min_gain)
                 .max(1)
         };
+        let src_cpu = Source {
+            s,
+            evacuate,
+            threshold,
+        };
+        // Its interrupts that have not moved this pass (those moved onto it never move again).
+        let on_s = &by_cpu[start[s]..start[s + 1]];
 
-        // Every acceptable (interrupt, target) pair, the best gain first.
-        let mut best: Option<Candidate> = None;
-        let mut cands = KVec::new();
-        for (k, irq) in irqs.iter().enumerate() {
-            if irq.class != Class::Movable
-                || moved[k]
-                || irq.dwell < p.dwell
-                || irq.load == 0
-                || index(irq.cpu) != Some(s)
-            {
-                continue;
-            }
-            for t in 0..cpus.len() {
-                if t == s || !cpus[t].usable {
-                    continue;
+        // The best gain of an acceptable (interrupt, target) pair...
+        let mut best: Option<u64> = None;
+        for &k in on_s.iter().filter(|&&k| !moved[k]) {
+            for t in 0..n {
+                if let Some(c) = candidate(cpus, &loads, &src_cpu, k, irqs[k].load, t) {
+                    best = Some(best.map_or(c.gain, |b| b.max(c.gain)));
                 }
-                let before = touched_max(cpus, &load, s, t);
-                load[s] -= irq.load;
-                load[t] = load[t].saturating_add(irq.load);
-                let after = touched_max(cpus, &load, s, t);
-                let target_after = pressure(cpus, &load, t);
-                load[t] -= irq.load;
-                load[s] += irq.load;
-                let gain = if evacuate {
-                    irq.load
-                } else {
-                    before.saturating_sub(after)
-                };
-                if gain < threshold {
-                    continue;
-                }
-                let c = Candidate {
-                    k,
-                    t,
-                    gain,
-                    distance: distance(&cpus[s], &cpus[t]),
-                    after: target_after,
-                };
-                if best.map_or(true, |b| gain > b.gain) {
-                    best = Some(c);
-                }
-                cands.push(c, GFP_KERNEL)?;
             }
         }
         let Some(best) = best else {
@@ -274,28 +422,25 @@ pub(crate) fn decide(
             done[s] = true;
             continue;
         };
-        // Among the moves within 1/8 of the best gain: the nearest target, then the one left
-        // under the least pressure (Kamble's "toward the idlest"), then the largest gain, then
-        // the lowest interrupt and CPU index.
-        let floor = best.gain - best.gain / 8;
-        let Some(pick) = cands
-            .iter()
-            .filter(|c| c.gain >= floor)
-            .min_by(|a, b| {
-                a.distance
-                    .cmp(&b.distance)
-                    .then(a.after.cmp(&b.after))
-                    .then(b.gain.cmp(&a.gain))
-                    .then(a.k.cmp(&b.k))
-                    .then(a.t.cmp(&b.t))
-            })
-            .copied()
-        else {
+        // ... then, among the moves within 1/8 of it, the first by `Candidate::rank`: weighed
+        // again rather than kept, so that a step allocates nothing.
+        let floor = best - best / 8;
+        let mut pick: Option<Candidate> = None;
+        for &k in on_s.iter().filter(|&&k| !moved[k]) {
+            for t in 0..n {
+                let Some(c) = candidate(cpus, &loads, &src_cpu, k, irqs[k].load, t) else {
+                    continue;
+                };
+                if c.gain >= floor && pick.map_or(true, |b| c.rank() < b.rank()) {
+                    pick = Some(c);
+                }
+            }
+        }
+        let Some(pick) = pick else {
             break;
         };
         let irq = &mut irqs[pick.k];
-        load[s] -= irq.load;
-        load[pick.t] = load[pick.t].saturating_add(irq.load);
+        loads.shift(s, pick.t, irq.load);
         moves.push(
             Move {
                 irq: irq.irq,
@@ -326,6 +471,10 @@ pub(crate) fn imbalance_permille(loads: &[u64]) -> u64 {
 #[kunit_tests(rust_irq_balance)]
 mod tests {
     use super::*;
+    use kernel::time::{
+        Instant,
+        Monotonic, //
+    };
 
     const H: u64 = 400_000;
     const M: u64 = 100_000;
@@ -622,5 +771,320 @@ mod tests {
         assert_eq!(imbalance_permille(&[4, 0, 0, 0]), 4000);
         assert_eq!(imbalance_permille(&[0, 0]), 1000);
         assert_eq!(imbalance_permille(&[3, 1]), 1500);
+    }
+
+    /// The decision as first written: every step weighs every (interrupt, target) pair with
+    /// pressures summed over all CPUs, `O(C)` each, and keeps the candidates in a vector. Kept
+    /// as the reference the faster [`decide`] must agree with, move for move.
+    fn reference_decide(
+        cpus: &[Cpu],
+        base: &[u64],
+        irqs: &mut [Irq],
+        p: &Params,
+        moves: &mut KVec<Move>,
+    ) -> Result {
+        fn pressure(cpus: &[Cpu], load: &[u64], i: usize) -> u64 {
+            let siblings: u64 = cpus
+                .iter()
+                .zip(load)
+                .enumerate()
+                .filter(|(j, (c, _))| *j != i && c.core == cpus[i].core)
+                .map(|(_, (_, l))| *l)
+                .sum();
+            load[i] + siblings / 2
+        }
+        fn touched_max(cpus: &[Cpu], load: &[u64], s: usize, t: usize) -> u64 {
+            let (cs, ct) = (cpus[s].core, cpus[t].core);
+            (0..cpus.len())
+                .filter(|&j| cpus[j].core == cs || cpus[j].core == ct)
+                .map(|j| pressure(cpus, load, j))
+                .max()
+                .unwrap_or(0)
+        }
+        if base.len() != cpus.len() {
+            return Err(EINVAL);
+        }
+        let index = |id: u32| cpus.iter().position(|c| c.id == id);
+        let mut load = KVec::with_capacity(cpus.len(), GFP_KERNEL)?;
+        for b in base {
+            load.push(*b, GFP_KERNEL)?;
+        }
+        for irq in irqs.iter() {
+            if let Some(i) = index(irq.cpu) {
+                load[i] += irq.load;
+            }
+        }
+        let mut moved = KVec::from_elem(false, irqs.len(), GFP_KERNEL)?;
+        let mut done = KVec::from_elem(false, cpus.len(), GFP_KERNEL)?;
+        let mut made = 0;
+        while made < p.max_moves {
+            let Some((s, ps)) = (0..cpus.len())
+                .filter(|&i| !done[i])
+                .map(|i| (i, pressure(cpus, &load, i)))
+                .fold(None, |best: Option<(usize, u64)>, (i, pr)| match best {
+                    Some((_, bp)) if bp >= pr => best,
+                    _ => Some((i, pr)),
+                })
+            else {
+                break;
+            };
+            if ps == 0 {
+                break;
+            }
+            let evacuate = !cpus[s].usable;
+            let threshold = if evacuate {
+                p.min_gain.max(1)
+            } else {
+                (ps / 100)
+                    .saturating_mul(u64::from(p.gain_pct))
+                    .max(p.min_gain)
+                    .max(1)
+            };
+            let mut best: Option<u64> = None;
+            let mut cands = KVec::new();
+            for (k, irq) in irqs.iter().enumerate() {
+                if irq.class != Class::Movable
+                    || moved[k]
+                    || irq.dwell < p.dwell
+                    || irq.load == 0
+                    || index(irq.cpu) != Some(s)
+                {
+                    continue;
+                }
+                for t in 0..cpus.len() {
+                    if t == s || !cpus[t].usable {
+                        continue;
+                    }
+                    let before = touched_max(cpus, &load, s, t);
+                    load[s] -= irq.load;
+                    load[t] += irq.load;
+                    let after = touched_max(cpus, &load, s, t);
+                    let target_after = pressure(cpus, &load, t);
+                    load[t] -= irq.load;
+                    load[s] += irq.load;
+                    let gain = if evacuate {
+                        irq.load
+                    } else {
+                        before.saturating_sub(after)
+                    };
+                    if gain < threshold {
+                        continue;
+                    }
+                    best = Some(best.map_or(gain, |b| b.max(gain)));
+                    cands.push(
+                        Candidate {
+                            k,
+                            t,
+                            gain,
+                            distance: distance(&cpus[s], &cpus[t]),
+                            after: target_after,
+                        },
+                        GFP_KERNEL,
+                    )?;
+                }
+            }
+            let Some(best) = best else {
+                done[s] = true;
+                continue;
+            };
+            let floor = best - best / 8;
+            let Some(pick) = cands
+                .iter()
+                .filter(|c| c.gain >= floor)
+                .min_by(|a, b| {
+                    a.distance
+                        .cmp(&b.distance)
+                        .then(a.after.cmp(&b.after))
+                        .then(b.gain.cmp(&a.gain))
+                        .then(a.k.cmp(&b.k))
+                        .then(a.t.cmp(&b.t))
+                })
+                .copied()
+            else {
+                break;
+            };
+            let irq = &mut irqs[pick.k];
+            load[s] -= irq.load;
+            load[pick.t] += irq.load;
+            moves.push(
+                Move {
+                    irq: irq.irq,
+                    from: cpus[s].id,
+                    to: cpus[pick.t].id,
+                },
+                GFP_KERNEL,
+            )?;
+            irq.cpu = cpus[pick.t].id;
+            irq.dwell = 0;
+            moved[pick.k] = true;
+            made += 1;
+        }
+        Ok(())
+    }
+
+    /// A small deterministic pseudo-random sequence (xorshift32).
+    struct Rng(u32);
+
+    impl Rng {
+        /// A number in `0..n` (`n > 0`).
+        fn below(&mut self, n: u32) -> u32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 17;
+            self.0 ^= self.0 << 5;
+            self.0 % n
+        }
+    }
+
+    #[test]
+    fn decide_agrees_with_the_reference_on_random_tables() -> Result {
+        const CLASSES: [Class; 8] = [
+            Class::Movable,
+            Class::PerCpu,
+            Class::Managed,
+            Class::NoBalancing,
+            Class::Fixed,
+            Class::UserSet,
+            Class::Failing,
+            Class::Pending,
+        ];
+        const LOADS: [u64; 6] = [0, 500, L, M, H, 2 * H];
+        let mut rng = Rng(0x9e37_79b9);
+        let mut total_moves = 0;
+        for _ in 0..300 {
+            // 1 to 12 CPUs; cores of 1, 2 or 4 SMT threads (the last core of a table may be
+            // partial); caches of 4 CPUs, packages of 8; some CPUs isolated.
+            let n = 1 + rng.below(12);
+            let smt = [1, 2, 4][rng.below(3) as usize];
+            let mut cpus = flat(n)?;
+            for c in cpus.iter_mut() {
+                c.core = c.id / smt * smt;
+                c.llc = c.id / 4 * 4;
+                c.package = c.id / 8;
+                c.node = c.id / 8;
+                c.usable = rng.below(8) != 0;
+            }
+            let mut base = zeros(n as usize)?;
+            for b in base.iter_mut() {
+                *b = [0, 0, L, 4 * H][rng.below(4) as usize];
+            }
+            let mut irqs = KVec::new();
+            for k in 0..rng.below(25) {
+                irqs.push(
+                    Irq {
+                        irq: 100 + k,
+                        // Now and then on a CPU missing from the table.
+                        cpu: rng.below(n + 1),
+                        load: LOADS[rng.below(LOADS.len() as u32) as usize]
+                            + u64::from(rng.below(1000)),
+                        class: if rng.below(3) == 0 {
+                            CLASSES[rng.below(CLASSES.len() as u32) as usize]
+                        } else {
+                            Class::Movable
+                        },
+                        dwell: rng.below(4),
+                    },
+                    GFP_KERNEL,
+                )?;
+            }
+            let p = Params {
+                gain_pct: 1 + rng.below(30),
+                min_gain: [0, 1000, 50_000][rng.below(3) as usize],
+                dwell: rng.below(3),
+                max_moves: 1 + rng.below(8),
+            };
+            let mut want_irqs = KVec::new();
+            want_irqs.extend_from_slice(&irqs, GFP_KERNEL)?;
+            let (mut got, mut want) = (KVec::new(), KVec::new());
+            decide(&cpus, &base, &mut irqs, &p, &mut got)?;
+            reference_decide(&cpus, &base, &mut want_irqs, &p, &mut want)?;
+            assert_eq!(&got[..], &want[..]);
+            for (a, b) in irqs.iter().zip(want_irqs.iter()) {
+                assert_eq!((a.irq, a.cpu, a.dwell), (b.irq, b.cpu, b.dwell));
+            }
+            total_moves += got.len();
+        }
+        // Not vacuous: the tables made the decision move interrupts, many times.
+        pr_info!("decide agreed with the reference on 300 tables, {total_moves} moves\n");
+        assert!(total_moves >= 100);
+        Ok(())
+    }
+
+    /// `n` CPUs in cores of two SMT threads, caches of 8 CPUs, packages of 32, two NUMA nodes.
+    fn large(n: u32) -> Result<KVec<Cpu>> {
+        let mut v = flat(n)?;
+        for c in v.iter_mut() {
+            c.core = c.id / 2 * 2;
+            c.llc = c.id / 8 * 8;
+            c.package = c.id / 32;
+            c.node = c.id * 2 / n;
+        }
+        Ok(v)
+    }
+
+    /// One pass of [`decide`] on `n` CPUs at the balancer's most moves (64), six light
+    /// interrupts on every CPU and, if `skewed`, two heavy ones besides on each CPU of the first
+    /// quarter. Balanced, nothing is worth moving: every CPU is weighed as a source and passed
+    /// over, the longest pass. Returns the moves, the first move's source, and the time in ns.
+    fn timed_pass(n: u32, skewed: bool) -> Result<(usize, Option<u32>, i64, usize)> {
+        let cpus = large(n)?;
+        let mut rng = Rng(0x2545_f491);
+        let mut irqs = KVec::new();
+        for cpu in 0..n {
+            for _ in 0..6 {
+                let load = if skewed {
+                    5_000 + u64::from(rng.below(10_000))
+                } else {
+                    L
+                };
+                irqs.push(irq(irqs.len() as u32, cpu, load), GFP_KERNEL)?;
+            }
+            if skewed && cpu < n / 4 {
+                irqs.push(irq(irqs.len() as u32, cpu, H), GFP_KERNEL)?;
+                irqs.push(irq(irqs.len() as u32, cpu, H), GFP_KERNEL)?;
+            }
+        }
+        let p = Params { max_moves: 64, ..P };
+        let base = zeros(n as usize)?;
+        let mut moves = KVec::new();
+        let start = Instant::<Monotonic>::now();
+        decide(&cpus, &base, &mut irqs, &p, &mut moves)?;
+        let ns = start.elapsed().as_nanos();
+        Ok((moves.len(), moves.first().map(|m| m.from), ns, irqs.len()))
+    }
+
+    /// The time of one pass of the decision on 64 and 256 CPUs, printed (the figure this case
+    /// is for); asserted only against a bound far above any machine's, KASAN under TCG included,
+    /// so that only a blow-up of the decision's cost fails it.
+    #[test]
+    fn decision_time_64_and_256_cpus() -> Result {
+        const BOUND_NS: i64 = 60_000_000_000;
+        for n in [64u32, 256] {
+            for skewed in [true, false] {
+                let (mut lo, mut hi) = (i64::MAX, 0);
+                let mut last = (0, None, 0);
+                for _ in 0..3 {
+                    let (moves, from, ns, irqs) = timed_pass(n, skewed)?;
+                    lo = lo.min(ns);
+                    hi = hi.max(ns);
+                    last = (moves, from, irqs);
+                }
+                let (moves, from, irqs) = last;
+                pr_info!(
+                    "decide: {n} CPUs, {irqs} interrupts, {}: {moves} moves, {} to {} us a pass\n",
+                    if skewed { "skewed" } else { "balanced" },
+                    lo / 1000,
+                    hi / 1000
+                );
+                if skewed {
+                    // Moves are made, at most 64, the first off a loaded CPU.
+                    assert!(moves > 0 && moves <= 64);
+                    assert!(from.is_some_and(|c| c < n / 4));
+                } else {
+                    assert_eq!(moves, 0);
+                }
+                assert!(hi < BOUND_NS);
+            }
+        }
+        Ok(())
     }
 }

@@ -4,6 +4,8 @@
 #include <linux/irq.h>
 #include <linux/irqdesc.h>
 #include <linux/kernel_stat.h>
+#include <linux/sched.h>
+#include <linux/sched/cputime.h>
 #include <linux/sched/isolation.h>
 #include <linux/topology.h>
 
@@ -74,4 +76,16 @@ __rust_helper bool rust_helper_cpu_is_irq_housekeeping(int cpu)
 	return housekeeping_cpu(cpu, HK_TYPE_DOMAIN) &&
 	       housekeeping_cpu(cpu, HK_TYPE_MANAGED_IRQ) &&
 	       housekeeping_cpu(cpu, HK_TYPE_KERNEL_NOISE);
+}
+
+/* cond_resched() is a macro: between the steps of the balancer's pass. */
+__rust_helper void rust_helper_irq_stat_cond_resched(void)
+{
+	cond_resched();
+}
+
+/* The current task's CPU time in ns (sum_exec_runtime with the running slice). */
+__rust_helper u64 rust_helper_irq_stat_current_runtime_ns(void)
+{
+	return task_sched_runtime(current);
 }

@@ -2,6 +2,7 @@
 /* Helpers for the Rust KVM PV EOI (arch/x86/kernel/kvm_pv_eoi_word.rs). */
 
 #ifdef CONFIG_KVM_GUEST
+#include <linux/percpu.h>
 #include <linux/static_call.h>
 #include <asm/apic.h>
 #include <asm/hypervisor.h>
@@ -29,4 +30,32 @@ __rust_helper bool rust_helper_kvm_pv_eoi_offered(void)
 {
 	return hypervisor_is_type(X86_HYPER_KVM) && kvm_para_has_feature(KVM_FEATURE_PV_EOI);
 }
+
+#ifdef CONFIG_SMP
+/* For the KUnit cases that run the shipped PV EOI on this CPU's real word. */
+DECLARE_PER_CPU_DECRYPTED(unsigned long, kvm_apic_eoi);
+
+__rust_helper unsigned long *rust_helper_kvm_pv_eoi_this_cpu_word(void)
+{
+	return this_cpu_ptr(&kvm_apic_eoi);
+}
+
+/* The APIC driver's native EOI, which apic_native_eoi() calls: the static call's target. */
+__rust_helper void *rust_helper_kvm_pv_eoi_native_eoi(void)
+{
+	return static_call_query(apic_call_native_eoi);
+}
+
+/*
+ * Makes @eoi the target of apic_native_eoi(), returning the one it replaces. Process context:
+ * static_call_update() patches text and sleeps.
+ */
+__rust_helper void *rust_helper_kvm_pv_eoi_swap_native_eoi(void (*eoi)(void))
+{
+	void *old = static_call_query(apic_call_native_eoi);
+
+	static_call_update(apic_call_native_eoi, eoi);
+	return old;
+}
+#endif
 #endif

@@ -16,8 +16,9 @@ use crate::{
     error::to_result,
     ffi::c_void,
     interrupt::local_interrupt_disable,
+    module::this_module,
     prelude::*,
-    ThisModule, //
+    ModuleMetadata, //
 };
 
 /// Refuses a cross-CPU call from anything but a task with interrupts enabled, which C would warn
@@ -106,27 +107,33 @@ struct QueuedCall {
 ///
 /// As [`call_on`], but the call returns once `f` is queued (or has run, on the current CPU):
 /// `f` owns what it uses (`'static`), boxed until it runs and dropped right after it, in
-/// hard-IRQ context on `cpu` (so its captures must be droppable there). `module`, the owner of
-/// `f`'s code, is pinned (`try_module_get()`) until `f` has run and been dropped, so that it
+/// hard-IRQ context on `cpu` (so its captures must be droppable there). `M`, the module of the
+/// caller's code, is pinned (`try_module_get()`) until `f` has run and been dropped, so that it
 /// cannot be unloaded with the call still queued; the trampoline that runs `f` and then drops
-/// the module reference is the kernel's own code. A module whose `init` fails must itself wait
-/// for the calls it queued: the loader frees it whatever its reference count.
+/// the module reference is the kernel's own code. A module whose `init` fails with calls still
+/// queued stays loaded (`module!`'s `init` sees the references they hold, with
+/// `CONFIG_MODULE_UNLOAD`; without it the pin is refused while the module initialises).
+///
+/// `M` is the caller's `crate::LocalModule`, which `module!` (or, in code linked into the kernel
+/// image, [`built_in_module!`](crate::built_in_module!)) defines: a type, not a `&ThisModule`
+/// argument, so that safe code can only name its own module (the only other `ModuleMetadata`
+/// types it can reach are its own, whose `THIS_MODULE` it cannot forge without `unsafe`).
 ///
 /// Task context with interrupts enabled (`EINVAL` otherwise). Returns `ENXIO` if `cpu` is
-/// offline (`f` is then dropped without running), `ENODEV` if `module` is going away, `ENOMEM`,
+/// offline (`f` is then dropped without running), `ENODEV` if the module is going away, `ENOMEM`,
 /// and `EOPNOTSUPP` on `PREEMPT_RT`, where freeing memory in hard-IRQ context is not allowed.
 ///
 /// # Examples
 ///
 /// ```
 /// use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
-/// use kernel::{cpu::CpuId, module::BuiltIn, smp, sync::Arc, time::{delay::fsleep, Delta}};
-/// use kernel::ModuleMetadata;
+/// use kernel::{cpu::CpuId, smp, sync::Arc, time::{delay::fsleep, Delta}};
 ///
 /// let runs = Arc::new(AtomicU32::new(0), GFP_KERNEL)?;
 /// let r = runs.clone();
 /// # if cfg!(CONFIG_PREEMPT_RT) { return Ok(()); }
-/// smp::call_on_nowait(&BuiltIn::THIS_MODULE, CpuId::current(), move || {
+/// // The module of this code: `crate::LocalModule` (here the doctests', built in).
+/// smp::call_on_nowait::<crate::LocalModule, _>(CpuId::current(), move || {
 ///     r.fetch_add(1, Relaxed);
 /// })?;
 /// // It runs soon (the target takes waiting calls before queued asynchronous ones).
@@ -139,11 +146,7 @@ struct QueuedCall {
 /// assert_eq!(runs.load(Relaxed), 1);
 /// # Ok::<(), Error>(())
 /// ```
-pub fn call_on_nowait<F: FnOnce() + Send + 'static>(
-    module: &'static ThisModule,
-    cpu: CpuId,
-    f: F,
-) -> Result {
+pub fn call_on_nowait<M: ModuleMetadata, F: FnOnce() + Send + 'static>(cpu: CpuId, f: F) -> Result {
     /// Runs and frees the [`QueuedCall`] at `info`, then drops its module reference.
     ///
     /// # Safety
@@ -165,8 +168,10 @@ pub fn call_on_nowait<F: FnOnce() + Send + 'static>(
         return Err(EOPNOTSUPP);
     }
     let f: KBox<dyn Queued> = KBox::new(Some(f), GFP_KERNEL)?;
-    // SAFETY: `module.as_ptr()` is the module of the caller's code (or null, built in).
-    if !unsafe { bindings::try_module_get(module.as_ptr()) } {
+    let module = this_module::<M>();
+    // `try_pin()`: refused while the module goes away (or still initialises where references are
+    // not counted), so a module's failed `init` or its exit cannot leave a call behind.
+    if !crate::module::try_pin(module) {
         return Err(ENODEV);
     }
     let q = match KBox::new(

@@ -121,13 +121,12 @@ impl ThreadedHandler for Threaded {
 /// Seed 000's benchmark: a ONESHOT threaded SPI and a kworker on CPU1; inject, wait for the
 /// thread, repeat, for `ms` ms per round, `reps` rounds. Prints interrupts per second and ns per
 /// interrupt; `EIO` if a thread run is missing or doubled.
-fn threaded(module: &'static ThisModule, ms: u32, reps: u32) -> Result {
+fn threaded(ms: u32, reps: u32) -> Result {
     if ms > 10_000 || module_parameters::threaded_spi.value() == module_parameters::spi.value() {
         return Err(EINVAL);
     }
     let cpu1 = CpuId::from_u32(1).ok_or(EINVAL)?;
-    let irq = OfThreadedIrq::request(
-        module,
+    let irq = OfThreadedIrq::request::<LocalModule>(
         c"arm,gic-v3",
         &[0, module_parameters::threaded_spi.value(), EDGE_RISING],
         Flags::ONESHOT,
@@ -206,7 +205,7 @@ fn fastest(reps: u32, iters: u32, mut round: impl FnMut() -> Result) -> Result<i
     Ok(best / i64::from(iters))
 }
 
-fn measure(module: &'static ThisModule) -> Result {
+fn measure() -> Result {
     let iters = module_parameters::iters.value();
     let reps = module_parameters::reps.value();
     if !(1..=100_000).contains(&iters) || !(1..=1000).contains(&reps) {
@@ -214,8 +213,7 @@ fn measure(module: &'static ThisModule) -> Result {
     }
     let cpu0 = CpuId::from_u32(0).ok_or(EINVAL)?;
 
-    let irq = OfIrq::request(
-        module,
+    let irq = OfIrq::request::<LocalModule>(
         c"arm,gic-v3",
         &[0, module_parameters::spi.value(), EDGE_RISING],
         Flags::NO_THREAD,
@@ -285,15 +283,15 @@ fn measure(module: &'static ThisModule) -> Result {
 struct GicBench;
 
 impl kernel::Module for GicBench {
-    fn init(module: &'static ThisModule) -> Result<Self> {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
         if !module_parameters::run.value() {
             pr_info!("not run; load with run=1 (built in: rust_gic_bench.run=1)\n");
             return Ok(Self);
         }
-        measure(module).inspect_err(|e| pr_err!("failed: {e:?}\n"))?;
+        measure().inspect_err(|e| pr_err!("failed: {e:?}\n"))?;
         let ms = module_parameters::threaded_ms.value();
         if ms != 0 {
-            threaded(module, ms, module_parameters::reps.value())
+            threaded(ms, module_parameters::reps.value())
                 .inspect_err(|e| pr_err!("threaded: failed: {e:?}\n"))?;
         }
         Ok(Self)

@@ -122,8 +122,6 @@ fn count_run() {
 
 /// What a storm is asked to do, checked.
 struct Params {
-    /// The owner of the functions queued without waiting.
-    module: &'static ThisModule,
     src: CpuId,
     /// The target of single calls; `None` with `many`.
     dst: Option<CpuId>,
@@ -136,7 +134,7 @@ struct Params {
 
 impl Params {
     /// The module parameters, or `EINVAL` for an out-of-range or inconsistent one.
-    fn from_module(module: &'static ThisModule) -> Result<Self> {
+    fn from_module() -> Result<Self> {
         let cpu = |n: u32| {
             CpuId::from_u32(n)
                 .filter(|c| c.as_u32() < nr_cpu_ids())
@@ -168,7 +166,6 @@ impl Params {
             return Err(EINVAL);
         }
         Ok(Self {
-            module,
             src,
             dst,
             wait,
@@ -187,7 +184,8 @@ fn call(p: &Params, others: &CpumaskVar, runs_on: &[AtomicU32]) -> Result {
             count_run();
             RUNS_ON_DST.fetch_add(1, Release);
         }),
-        Some(dst) => smp::call_on_nowait(p.module, dst, || {
+        // This module's code (`LocalModule`) stays loaded until the call has run.
+        Some(dst) => smp::call_on_nowait::<LocalModule, _>(dst, || {
             count_run();
             RUNS_ON_DST.fetch_add(1, Release);
         }),
@@ -251,8 +249,8 @@ fn round_calls(p: &Params, runs_on: &[AtomicU32], made: &mut u32, ns: &mut i64) 
     Ok(())
 }
 
-fn storm(module: &'static ThisModule) -> Result {
-    let p = Params::from_module(module)?;
+fn storm() -> Result {
+    let p = Params::from_module()?;
     let mut runs_on = KVec::with_capacity(nr_cpu_ids() as usize, GFP_KERNEL)?;
     for _ in 0..nr_cpu_ids() {
         runs_on.push(AtomicU32::new(0), GFP_KERNEL)?;
@@ -353,12 +351,12 @@ fn storm(module: &'static ThisModule) -> Result {
 struct IpiStorm;
 
 impl kernel::Module for IpiStorm {
-    fn init(module: &'static ThisModule) -> Result<Self> {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
         if !module_parameters::run.value() {
             pr_info!("not run; load with run=1 (built in: rust_ipi_storm.run=1)\n");
             return Ok(Self);
         }
-        storm(module).inspect_err(|e| pr_err!("failed: {e:?}\n"))?;
+        storm().inspect_err(|e| pr_err!("failed: {e:?}\n"))?;
         Ok(Self)
     }
 }

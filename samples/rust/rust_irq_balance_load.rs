@@ -190,7 +190,7 @@ fn converged(r: &[(u64, u64)], from: usize, to: usize) -> Option<usize> {
     (from..to.saturating_sub(4)).find(|&w| (w..w + 5).all(|i| r[i].0 * 10 <= r[i].1 * 11))
 }
 
-fn run_load(module: &'static ThisModule) -> Result {
+fn run_load() -> Result {
     let seconds = module_parameters::seconds.value();
     if !(4..=600).contains(&seconds) {
         return Err(EINVAL);
@@ -220,7 +220,7 @@ fn run_load(module: &'static ThisModule) -> Result {
             busy: AtomicU64::new(0),
         }? Error);
         lines.push(
-            PostedIrq::new_movable(module, &domain, cpu0, c"rust_irq_balance_load", line)?,
+            PostedIrq::new_movable::<LocalModule>(&domain, cpu0, c"rust_irq_balance_load", line)?,
             GFP_KERNEL,
         )?;
     }
@@ -378,7 +378,6 @@ struct IrqBalanceLoad;
 /// The load run in the background (`background=1`).
 #[pin_data]
 struct Background {
-    module: &'static ThisModule,
     delay_ms: u32,
     #[pin]
     work: Work<Background>,
@@ -393,7 +392,7 @@ impl WorkItem for Background {
 
     fn run(this: Arc<Background>) {
         fsleep(Delta::from_millis(this.delay_ms.into()));
-        if let Err(e) = run_load(this.module) {
+        if let Err(e) = run_load() {
             pr_err!("failed: {e:?}\n");
         }
     }
@@ -405,7 +404,7 @@ impl kernel::Module for IrqBalanceLoad {
             return Ok(Self);
         }
         if !module_parameters::background.value() {
-            run_load(module).inspect_err(|e| pr_err!("failed: {e:?}\n"))?;
+            run_load().inspect_err(|e| pr_err!("failed: {e:?}\n"))?;
             return Ok(Self);
         }
         let delay_ms = module_parameters::delay_ms.value();
@@ -419,7 +418,6 @@ impl kernel::Module for IrqBalanceLoad {
         }
         let bg = Arc::pin_init(
             pin_init!(Background {
-                module,
                 delay_ms,
                 work <- new_work!("rust_irq_balance_load::Background::work"),
             }),

@@ -132,7 +132,7 @@ struct Setup {
 }
 
 impl Setup {
-    fn new(module: &'static ThisModule) -> Result<Self> {
+    fn new() -> Result<Self> {
         let target = CpuId::from_u32(module_parameters::target_cpu.value()).ok_or(EINVAL)?;
         let agent = CpuId::from_u32(module_parameters::agent_cpu.value()).ok_or(EINVAL)?;
         let n = module_parameters::vectors.value();
@@ -148,7 +148,7 @@ impl Setup {
                 work_ns: AtomicU32::new(0),
             });
             lines.push(
-                PostedIrq::new(module, &domain, target, c"rust_posted_msi_load", line)?,
+                PostedIrq::new::<LocalModule>(&domain, target, c"rust_posted_msi_load", line)?,
                 GFP_KERNEL,
             )?;
         }
@@ -223,7 +223,7 @@ impl Setup {
                 }
                 // The empty notification: what a burst costs on top of it is the demux.
                 if n == 0 {
-                    posted::send_notification(target);
+                    posted::send_notification(target)?;
                     notified = true;
                 }
                 let t0 = Instant::<Monotonic>::now();
@@ -277,7 +277,7 @@ impl Setup {
     }
 }
 
-fn measure(module: &'static ThisModule) -> Result {
+fn measure() -> Result {
     let implementation = if posted::rust_selected() { "rust" } else { "c" };
     let msis = module_parameters::msis.value();
     let work_ns = module_parameters::work_ns.value();
@@ -293,7 +293,7 @@ fn measure(module: &'static ThisModule) -> Result {
         return Err(EINVAL);
     }
     let gaps = [0, gap(1)?, gap(2)?, gap(4)?, gap(16)?];
-    let setup = Setup::new(module)?;
+    let setup = Setup::new()?;
     pr_info!(
         "impl={implementation} target_cpu={} agent_cpu={} vectors={}\n",
         setup.target.as_u32(),
@@ -321,12 +321,12 @@ fn measure(module: &'static ThisModule) -> Result {
 struct PostedMsiLoad;
 
 impl kernel::Module for PostedMsiLoad {
-    fn init(module: &'static ThisModule) -> Result<Self> {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
         if !module_parameters::run.value() {
             pr_info!("not run; load with run=1 (built in: rust_posted_msi_load.run=1)\n");
             return Ok(Self);
         }
-        measure(module).inspect_err(|e| pr_err!("failed: {e:?}\n"))?;
+        measure().inspect_err(|e| pr_err!("failed: {e:?}\n"))?;
         Ok(Self)
     }
 }

@@ -5,7 +5,7 @@
 # times per way, the ways interleaved; every boot runs the load of
 # samples/rust/rust_irq_balance_load.rs (8 interrupts: 2 heavy, 2 medium, 4 light, busy-waiting
 # handlers, all on CPU0 at the start; heavy and light swapped halfway; BENCH_BALANCE_SECONDS,
-# default 40) beside user space, balanced by:
+# default 30) beside user space, balanced by:
 #
 # - none: nobody;
 # - oneshot: `irqbalance --oneshot` once, after the load's first second;
@@ -16,10 +16,15 @@
 # Per boot, from the load's 1-second windows: R = highest over mean per-CPU handler time, against
 # R* of the best assignment of the loads that ran; the steady R/R* (mean of the last 5 windows of each
 # half); the time to converge (R within 10 % of R* for 5 windows) after the start and after the
-# swap (-1: never); churn, the routing changes the load saw per minute (sampled once a second);
-# the balancer's own CPU time (the daemon's utime+stime, the Rust balancer's pass time); and
-# whether every interrupt was handled exactly once. Prints a Markdown table of the medians and
-# every run; logs are build/out/TARGET/bench-balance-WAY-N.log.
+# swap ("never" when not within the half, ranked last: +infinity in the medians); churn, the
+# routing changes the load saw per minute (sampled once a second); the balancer's CPU time over
+# the load's window, read by the guest when the load starts and when it ends (tests/boot/init:
+# the daemon's threads' sum_exec_runtime, from /proc/PID/task/*/schedstat, or utime+stime in
+# clock ticks without it; the Rust balancer's passes' CPU time, cpu_us of its debugfs state); and
+# whether every interrupt was handled exactly once. A run whose balancer did not start (the
+# daemon, the Rust balancer, a failed --oneshot) or whose CPU time is missing fails the bench.
+# Prints a Markdown table of the medians and every run; logs are
+# build/out/TARGET/bench-balance-WAY-N.log.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -51,8 +56,19 @@ for i in $(seq 1 "$trials"); do
 done
 
 python3 - "$out/$target" "$trials" $ways <<'PY' || rc=1
-import re, statistics, sys
+import math, re, statistics, sys
 out, trials, ways = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+NEVER = math.inf
+
+
+class Failed(Exception):
+    pass
+
+
+def seconds(v):
+    """A convergence time; -1 (not within the half) ranks last, as +infinity."""
+    return NEVER if v < 0 else v
+
 
 def parse(way, i):
     name = f"bench-balance-{way}-{i}.log"
@@ -62,37 +78,90 @@ def parse(way, i):
     s = re.search(r"summary windows (\d+) converge_s (-?\d+) reconverge_s (-?\d+) .* moves (\d+) "
                   r"posted (\d+) handled (\d+)", log)
     if not s or not win:
-        sys.exit(f"bench: no balance figures in {name}")
+        raise Failed(f"no balance figures in {name}")
     steady = []
     for phase in (0, 1):
         tail = [w for w in win if w[0] == phase][-5:]
+        if not tail:
+            raise Failed(f"no window of phase {phase} in {name}")
         steady.append(sum(w[1] for w in tail) / sum(w[2] for w in tail))
     churn = int(s.group(4)) * 60 / len(win)
-    cpu_ms = 0.0
-    m = re.search(r"@@@ irqbalance cpu_ticks (\d+)", log)
-    if m:
-        cpu_ms = int(m.group(1)) * 10.0
-    m = re.search(r"passes \d+ interval_ms \d+ moves \d+ failed \d+ user_set \d+ "
-                  r"imbalance_permille \d+ busy_us (\d+)", log)
-    if way == "rust" and m:
-        cpu_ms = int(m.group(1)) / 1000
+    # The balancer ran, and its CPU time over the load's window (from the load's first line
+    # to its summary, read by the guest at both ends; tests/boot/init): the daemon's threads'
+    # sum_exec_runtime, the Rust balancer's passes' CPU time. Missing: the run fails.
+    if way == "daemon" and "@@@ irqbalance daemon running" not in log:
+        raise Failed(f"the irqbalance daemon did not start ({name})")
+    if way == "rust" and "irqbalance: Rust balancer every" not in log:
+        raise Failed(f"the Rust balancer did not start ({name})")
+    if way == "oneshot":
+        m = re.search(r"@@@ irqbalance oneshot rc (\d+)", log)
+        if not m or m.group(1) != "0":
+            raise Failed(f"irqbalance --oneshot did not run or failed ({name})")
+    cpu_ms = None
+    if way == "none":
+        cpu_ms = 0.0
+    elif way in ("daemon", "rust"):
+        ends = [re.search(rf"@@@ balancer_cpu_ns {e} (\S+)", log) for e in ("start", "end")]
+        if not all(ends) or any(not m.group(1).isdigit() for m in ends):
+            got = [m.group(1) if m else "no line" for m in ends]
+            raise Failed(f"{way}: no balancer CPU time over the load, start {got[0]}, end {got[1]} "
+                         f"(the daemon not running?) ({name})")
+        cpu_ms = (int(ends[1].group(1)) - int(ends[0].group(1))) / 1e6
+        if cpu_ms < 0:
+            raise Failed(f"{way}: balancer CPU time went backwards ({name})")
     exact = s.group(5) == s.group(6) and "handled exactly once" in log
-    return (steady[0], steady[1], int(s.group(2)), int(s.group(3)), churn, cpu_ms, exact)
+    return (steady[0], steady[1], seconds(int(s.group(2))), seconds(int(s.group(3))), churn,
+            cpu_ms, exact)
 
-rows = {w: [parse(w, i) for i in range(1, trials + 1)] for w in ways}
+
+rows, failed = {}, []
+for w in ways:
+    rows[w] = []
+    for i in range(1, trials + 1):
+        try:
+            rows[w].append(parse(w, i))
+        except (Failed, OSError) as e:
+            failed.append(str(e))
+            print(f"bench: {e}", file=sys.stderr)
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def sec(x):
+    return "never" if x == NEVER else f"{x:g}"
+
+
+def ms(x):
+    return "(not measured)" if x is None else f"{x:.1f}"
+
+
 print(f"\n### Interrupt balancing, 4 CPUs (2 packages x 1 core x 2 SMT threads), median of {trials} boots\n")
+print("Converge: \"never\" (not within the half) ranks last, as +infinity. Balancer CPU: its CPU "
+      "time over the load's window (the daemon's threads' sum_exec_runtime, the Rust balancer's "
+      "passes'); `--oneshot` ran once and is not measured.\n")
 print("| balancer | steady R/R\\* (first half) | steady R/R\\* (after swap) | converge (s) "
-      "| re-converge after swap (s) | churn (moves/min) | balancer CPU (ms) | lost or duplicated |")
+      "| re-converge after swap (s) | churn (moves/min) | balancer CPU over the load (ms) "
+      "| lost or duplicated |")
 print("|---|---|---|---|---|---|---|---|")
-med = lambda xs: statistics.median(xs)
 for w in ways:
     r = rows[w]
+    if not r:
+        print(f"| {w} | failed | | | | | | |")
+        continue
     print(f"| {w} | {med([x[0] for x in r]):.2f} | {med([x[1] for x in r]):.2f} "
-          f"| {med([x[2] for x in r]):g} | {med([x[3] for x in r]):g} | {med([x[4] for x in r]):.1f} "
-          f"| {med([x[5] for x in r]):.1f} | {sum(not x[6] for x in r)} |")
+          f"| {sec(med([x[2] for x in r]))} | {sec(med([x[3] for x in r]))} "
+          f"| {med([x[4] for x in r]):.1f} | {ms(med([x[5] for x in r]))} "
+          f"| {sum(not x[6] for x in r)} |")
 print("\nEvery run (R/R\\* first half, after swap, converge s, re-converge s, churn/min, CPU ms):\n")
 for w in ways:
-    runs = "; ".join(f"{x[0]:.2f} {x[1]:.2f} {x[2]} {x[3]} {x[4]:.1f} {x[5]:.1f}" for x in rows[w])
-    print(f"- {w}: {runs}")
+    runs = "; ".join(f"{x[0]:.2f} {x[1]:.2f} {sec(x[2])} {sec(x[3])} {x[4]:.1f} {ms(x[5])}"
+                     for x in rows[w])
+    print(f"- {w}: {runs}" + (f" ({trials - len(rows[w])} failed)" if len(rows[w]) < trials else ""))
+if failed:
+    print("\nFailed runs:\n" + "\n".join(f"- {f}" for f in failed))
+    sys.exit(1)
 PY
 exit $rc

@@ -23,9 +23,23 @@
 # a short round of the GICv3 benchmark sample (samples/rust/rust_gic_bench.rs: SGIs to self,
 # a spare SPI injected 100 times, each counted); and no kernel splat. tests/boot/init runs the guest side, tests/boot/check-boot.py checks.
 #
+# arm64 then boots four more times, briefly (irqrs.gicselect=1 in tests/boot/init: /proc/interrupts
+# around a short load), for the choice of the GICv3 driver (irq-gic-v3-select.c), each on the
+# default irqchip.gicv3=rust and checked by check-boot.py's check_gic_select(), three of them on the
+# virt machine's device tree edited by tests/boot/gic-dtb.py (dumped with QEMU's dumpdtb, compiled
+# with dtc: $DTC, else the kernel build's scripts/dtc/dtc, else dtc from PATH):
+# - gic-pppart: a "ppi-partitions" node and 4-cell specifiers, the timer's PPIs naming the
+#   partition: the C driver with the shim's line why, the timer, IPIs and virtio MSI-X rising;
+# - gic-smallgicr: a redistributor region 32 KiB short of the last redistributor: the Rust probe's
+#   bounds error (EINVAL) before it programmed the GIC, then the C driver, which boots;
+# - gic-badgicd: the distributor's reg on the PCIe ECAM (GICD_PIDR2 all ones): the Rust probe's
+#   ENODEV, then the C driver's probe (which fails too: the machine has no GIC there, and the boot
+#   is stopped once that is logged);
+# - gic-nolpi: irqchip.gicv3_nolpi=1 on the Rust driver: no ITS, virtio's INTx on a GIC SPI.
+#
 # Logs: build/out/TARGET/boot.log (x86_64 posted_msi=rust; arm64 irqchip.gicv3=rust with the ITS),
 # boot-c.log (posted_msi=c; irqchip.gicv3=c), on x86_64 boot-idlepoll.log, and on arm64
-# boot-itsoff.log and boot-c-itsoff.log;
+# boot-itsoff.log, boot-c-itsoff.log and boot-gic-NAME.log (beside its gic-NAME.dtb);
 # beside each arm64 log its QMP transcript, NAME-qmp.log.
 #
 # Usage: tests/boot/boot-test.sh TARGET... (an ARCH, or ARCH-VARIANT built in build/out/TARGET)
@@ -36,6 +50,64 @@ out=${BUILD:-$top/build}/out
 rc=0
 qmpdir=$(mktemp -d)
 trap 'rm -rf "$qmpdir"' EXIT
+
+# The GICv3 driver-selection boots of arm64 TARGET (see above).
+gic_select_boots() {
+	local target=$1 r=0 name mode append log dtb pid dtc=${DTC:-}
+	local machine=() args=()
+	# The kernel build's own dtc first (CONFIG_DTC, selected by OF_FLATTREE), so that no host
+	# package is needed; then the host's (device-tree-compiler).
+	[ -n "$dtc" ] || [ ! -x "$out/$target/scripts/dtc/dtc" ] || dtc=$out/$target/scripts/dtc/dtc
+	[ -n "$dtc" ] || dtc=$(command -v dtc || echo dtc)
+	mapfile -t machine < <(grep -v '^$' "$top/tests/qemu/arm64.args")
+	for name in ${GIC_NAMES:-pppart smallgicr badgicd nolpi}; do
+		log=$out/$target/boot-gic-$name.log
+		append="irqrs.gicselect=1 irqchip.gicv3=rust"
+		case $target in *-kasan) append="$append no5lvl";; esac
+		case $name in
+		pppart) mode=ppi-partitions ;;
+		smallgicr) mode=small-gicr ;;
+		badgicd) mode=bad-gicd ;;
+		*) mode= append="$append irqchip.gicv3_nolpi=1" ;;
+		esac
+		echo "== boot $target irqchip.gicv3=rust gic-$name"
+		args=()
+		if [ -n "$mode" ]; then
+			dtb=$out/$target/gic-$name.dtb
+			if ! /usr/bin/qemu-system-aarch64 "${machine[@]}" -machine dumpdtb="$dtb.base" \
+				-nographic -nodefaults >/dev/null 2>&1 ||
+			   ! DTC=$dtc python3 "$top/tests/boot/gic-dtb.py" "$mode" "$dtb.base" "$dtb"; then
+				echo "boot-test: gic-$name: cannot make the device tree (dtc: $dtc)"
+				r=1
+				continue
+			fi
+			args=(-dtb "$dtb")
+		fi
+		if [ "$name" = badgicd ]; then
+			# Neither driver finds a distributor: the kernel goes on without interrupts and
+			# never reaches user space. Stop it once the C driver's probe has said so.
+			# earlycon: the console driver never probes without interrupts, so the probe
+			# lines come out only through the early console (the device tree's stdout-path).
+			MACHINE=arm64 APPEND="$append earlycon" timeout 180 \
+				bash "$top/tests/boot/qemu.sh" "$target" "${args[@]}" </dev/null >"$log" 2>&1 &
+			pid=$!
+			# (Or once the timer is probed, after the interrupt controllers: C never came.)
+			while kill -0 "$pid" 2>/dev/null &&
+			      ! grep -qE 'GICv3: [^ ]+: no distributor detected|arch_timer:' "$log"; do
+				sleep 0.5
+			done
+			sleep 2
+			kill "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+		else
+			MACHINE=arm64 APPEND="$append" timeout "${BOOT_TIMEOUT:-600}" \
+				bash "$top/tests/boot/qemu.sh" "$target" "${args[@]}" </dev/null >"$log" 2>&1 ||
+				{ echo "boot-test: QEMU exited $? (log: $log)"; r=1; }
+		fi
+		python3 "$top/tests/boot/check-boot.py" "$target" "$log" rust "gic-$name" || r=1
+	done
+	return $r
+}
 
 for target in "$@"; do
 	arch=${target%%-*}
@@ -120,6 +192,9 @@ for target in "$@"; do
 		[ $r -eq 0 ] || { echo "boot-test: QEMU exited $r (log: $log)"; rc=1; }
 		python3 "$top/tests/boot/check-boot.py" "$target" "$log" "$impl" "$variant" || rc=1
 	done
+	if [ "$arch" = arm64 ]; then
+		gic_select_boots "$target" || rc=1
+	fi
 	if [ "$arch" = x86_64 ]; then
 		VMLINUX=$out/$target/vmlinux bash "$top/tests/eoi-disasm.sh" || rc=1
 		# The Rust balancer on 4 CPUs (two packages of one core with two SMT threads), every

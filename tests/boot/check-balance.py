@@ -11,6 +11,8 @@ Usage: check-balance.py LABEL LOG [notiming]
 
 "notiming" (the KASAN kernels, several times slower) keeps every check but the spread at the end
 of each half: the moves, what is never moved, the topology, exact delivery, no splat.
+
+Every table it reads must have rows: a check over parsed data fails when nothing was parsed.
 """
 import importlib.util
 import os
@@ -25,25 +27,35 @@ SPLAT = _splats.SPLAT
 
 
 def state_table(log):
-    """The balancer's debugfs state: header fields, CPU rows, interrupt rows."""
+    """The balancer's debugfs state: header fields, CPU rows, interrupt rows; None if it is
+    missing, empty or malformed."""
     m = re.search(r"@@@ irqbalance state begin\r?\n(.*?)@@@ irqbalance state end", log, re.S)
     if not m:
         return None
     lines = [l.rstrip("\r") for l in m.group(1).splitlines() if l.strip()]
+    if not lines or not lines[0].startswith("passes "):
+        return None
     head = dict(zip(lines[0].split()[0::2], lines[0].split()[1::2]))
     cpus, irqs, section = [], [], None
-    for l in lines[1:]:
-        f = l.split()
-        if f[0] == "cpu":
-            section = "cpu"
-        elif f[0] == "irq":
-            section = "irq"
-        elif f[0] == "last":
-            section = None
-        elif section == "cpu":
-            cpus.append([int(x) for x in f])
-        elif section == "irq":
-            irqs.append((int(f[0]), int(f[1]), int(f[2]), f[3], int(f[4])))
+    try:
+        for l in lines[1:]:
+            f = l.split()
+            if f[0] == "cpu":
+                section = "cpu"
+            elif f[0] == "irq":
+                section = "irq"
+            elif f[0] == "last":
+                section = None
+            elif section == "cpu":
+                if len(f) != 7:
+                    return None
+                cpus.append([int(x) for x in f])
+            elif section == "irq":
+                if len(f) != 5:
+                    return None
+                irqs.append((int(f[0]), int(f[1]), int(f[2]), f[3], int(f[4])))
+    except ValueError:
+        return None
     return head, cpus, irqs
 
 
@@ -59,7 +71,7 @@ def main():
               f"{' (' + detail + ')' if detail else ''}")
 
     check("userspace reached", "@@@ userspace reached" in log)
-    m = re.search(r"@@@ cpus online (\S+)", log)
+    m = re.search(r"@@@ cpus online ([0-9][0-9,-]*)", log)  # printk may follow on the line
     check("four CPUs online", bool(m) and m.group(1) == "0-3", m.group(1) if m else "no line")
     check("balance test finished", "@@@ balance test done" in log)
     check("no kernel oops, BUG, WARNING, lockdep, KASAN or UBSAN report", not SPLAT.search(log))
@@ -71,6 +83,19 @@ def main():
     if st is None:
         return 1
     head, cpus, irqs = st
+    # Nothing below may pass on an empty table.
+    check("the debugfs table has CPU rows", len(cpus) > 0, f"{len(cpus)} rows")
+    check("the debugfs table has interrupt rows", len(irqs) > 0, f"{len(irqs)} rows")
+    if not cpus or not irqs:
+        return 1
+    passes = int(head.get("passes", 0))
+    check("the balancer ran passes", passes > 0, f"passes {passes}")
+    # The CPU time of its passes is accounted (the bench compares it with the daemon's).
+    cpu_us = head.get("cpu_us", "")
+    check("the balancer's CPU time accounted", cpu_us.isdigit() and int(cpu_us) > 0,
+          f"cpu_us {cpu_us or 'no field'}")
+    hold = head.get("hotplug_hold_max_us", "")
+    check("the longest CPU hotplug hold reported", hold.isdigit(), hold or "no field")
     # Topology as QEMU built it: CPUs 0+1 and 2+3 are SMT siblings, each pair a package.
     topo = [(c[0], c[1], c[3]) for c in cpus]
     check("topology seen: two packages of two SMT siblings",
@@ -86,7 +111,7 @@ def main():
     s = re.search(r"summary windows (\d+) converge_s (-?\d+) reconverge_s (-?\d+) "
                   r"final_R_permille (\d+) final_Rstar_permille (\d+) moves (\d+) posted (\d+) "
                   r"handled (\d+)", log)
-    check("load summary printed", bool(s) and len(windows) >= 8)
+    check("load summary printed", bool(s) and len(windows) >= 8, f"{len(windows)} windows")
     if not s:
         return 1
     conv, reconv = int(s.group(2)), int(s.group(3))
@@ -94,7 +119,8 @@ def main():
           head.get("user_set", "no field"))
     if not timing:
         print(f"boot-test {label}: balance: converge {conv} s, reconverge {reconv} s, "
-              f"moves {moves} (timing not checked)")
+              f"moves {moves}, CPU {cpu_us} us, longest hotplug hold {hold} us "
+              f"(timing not checked)")
         return 0 if all(ok_all) else 1
     # Spread, not speed or evenness (convergence time and R against R* are make bench's
     # figures, not a test's): at the end of each half the load's interrupts, all on CPU0 at the
@@ -110,7 +136,9 @@ def main():
         check(f"phase {phase}: the load spread over at least 3 CPUs", len(where) >= 3,
               f"CPUs {sorted(where)}, R {r / 1000:.2f}")
     print(f"boot-test {label}: balance (not checked): converge {conv} s, reconverge {reconv} s, "
-          f"moves {moves}, load moves seen {s.group(6)}, posted {s.group(7)}")
+          f"moves {moves}, load moves seen {s.group(6)}, posted {s.group(7)}, "
+          f"passes {passes}, busy {head.get('busy_us')} us, CPU {cpu_us} us, "
+          f"longest hotplug hold {hold} us")
     return 0 if all(ok_all) else 1
 
 

@@ -45,6 +45,116 @@ def counts_of(line, ncpu):
     return counts, " ".join(fields[len(counts):])
 
 
+# The GICv3 driver-selection boots (boot-test.sh's gic_select_boots(), each asking for the Rust
+# driver, tests/boot/init's "irqrs.gicselect=1" part): which driver took the GIC, the line saying
+# why, and interrupts flowing on it.
+GIC_FALLBACK = (r"GICv3: Rust driver: probe error (-?\d+) before programming the GIC; "
+                r"using the C driver")
+
+
+def check_gic_select(target, log, variant):
+    label = f"{target} irqchip.gicv3=rust {variant}"
+    checks = []
+
+    def check(what, ok, detail=""):
+        checks.append(ok)
+        print(f"boot-test {label}: {'PASS' if ok else 'FAIL'}: {what}"
+              f"{' (' + detail + ')' if detail else ''}")
+
+    handler = re.search(r"Root IRQ handler: (\S+)", log)
+    handler = handler.group(1) if handler else "none"
+    fallback = re.search(GIC_FALLBACK, log)
+    # The Rust probe set a CPU up only after it committed (created its domain, programmed the GIC).
+    rust_committed = "GICv3 (Rust): CPU0: found redistributor" in log
+
+    def fell_back(errno, why):
+        check(f"the Rust probe's error: {why!r}", why in log)
+        check(f"the shim's line: probe error {errno} before programming the GIC, C driver",
+              bool(fallback) and fallback.group(1) == str(errno),
+              fallback.group(0) if fallback else "no line")
+        check("the Rust probe did not program the GIC", not rust_committed)
+
+    if variant == "gic-badgicd":
+        fell_back(-19, "GICv3 (Rust): no distributor detected, giving up")
+        c = re.search(r"GICv3: \S+: no distributor detected, giving up", log)
+        check("then the C driver's probe ran (and found no distributor either)",
+              bool(c) and bool(fallback) and c.start() > fallback.start(),
+              "" if c else "no C probe line")
+        check("no root IRQ handler installed", handler == "none", handler)
+        # The boot is stopped once the C probe failed; what comes after (no timer) is not tested.
+        upto = log[:c.end()] if c else log
+        check("no kernel oops, BUG, WARNING, lockdep, KASAN or UBSAN report up to there",
+              not SPLAT.search(upto))
+        return 0 if all(checks) else 1
+
+    if variant == "gic-pppart":
+        m = re.search(r"GICv3: Rust driver: PPI partitions in (\S+); using the C driver", log)
+        check("the shim's line: PPI partitions, C driver", bool(m))
+        check("the Rust probe not started", "GICv3 (Rust):" not in log)
+        # C's gic_populate_ppi_partitions(): the partition of both CPUs.
+        check("the C driver's PPI partition of CPU0 and CPU1",
+              bool(re.search(r"PPI partition interrupt-partition-0\[0\] \{ /cpus/cpu@0\[0\] "
+                             r"/cpus/cpu@1\[1\] \}", log)))
+        g = re.search(r"@@@ gic node (\S+) interrupt-cells (\d+) ppi-partitions (\w+)", log)
+        check("booted on 4-cell specifiers and a ppi-partitions node",
+              bool(g) and g.group(2) == "4" and g.group(3) == "yes",
+              g.group(0)[4:] if g else "no line")
+        t = re.search(r"@@@ timer interrupts (\d+) bytes", log)
+        check("the timer's 5 PPIs in 4-cell specifiers (naming the partition)",
+              bool(t) and t.group(1) == "80", f"{t.group(1)} bytes" if t else "no line")
+    elif variant == "gic-smallgicr":
+        fell_back(-22, "GICv3 (Rust): redistributor region 0: the redistributor at 0x20000 ends "
+                  "beyond its 0x38000 bytes")
+        check("the C driver found both redistributors",
+              all(re.search(rf"GICv3: CPU{n}: found redistributor {n} region", log)
+                  for n in (0, 1)))
+    elif variant == "gic-nolpi":
+        check("the Rust driver's line: LPIs disabled by irqchip.gicv3_nolpi",
+              "GICv3 (Rust): LPIs disabled by irqchip.gicv3_nolpi" in log)
+        check("no ITS started", not re.search(r"ITS \[mem|ITS@", log))
+    want = "gic_v3_rust_handle_irq" if variant == "gic-nolpi" else "gic_handle_irq"
+    check(f"root IRQ handler {want}", handler == want, handler)
+    if variant != "gic-smallgicr":
+        check("no probe-error line", not fallback, fallback.group(0) if fallback else "")
+
+    check("userspace reached", "@@@ userspace reached" in log)
+    m = re.search(r"@@@ cpus online ([0-9][0-9,-]*)", log)
+    check("both CPUs online", bool(m) and m.group(1) == "0-1", m.group(1) if m else "no line")
+    check("test finished", "@@@ gic select test done" in log)
+    check("no kernel oops, BUG, WARNING, lockdep, KASAN or UBSAN report", not SPLAT.search(log))
+    a, b = snapshot(log, 1), snapshot(log, 2)
+    check("/proc/interrupts read twice", a is not None and b is not None)
+    if a is None or b is None:
+        return 1
+    timer = [k for k, (_, d, _) in b.items() if "arch_timer" in d]
+    if not timer:
+        check("arch timer: line present", False)
+    else:
+        k = timer[0]
+        check(f"arch timer ({k}: {b[k][1]}) on every CPU and rising",
+              len(b[k][2]) == 2 and all(c > 0 for c in b[k][2]) and b[k][0] > a[k][0],
+              f"{a[k][2]} -> {b[k][2]}")
+    ipis = [k for k in b if k.startswith("IPI") and k in a]
+    before, after = sum(a[k][0] for k in ipis), sum(b[k][0] for k in ipis)
+    check("IPIs rising", bool(ipis) and after > before, f"{before} -> {after}")
+    virtio = [k for k, (_, d, _) in b.items() if "virtio" in d and "config" not in d and k in a]
+    if variant == "gic-nolpi":
+        # No ITS, no MSI: virtio-rng's legacy INTx, on a GIC SPI.
+        virtio = [k for k in virtio if b[k][1].split()[0] == "GICv3"]
+        what = "virtio INTx on a GIC SPI"
+        its = sorted({d.split()[0] for _, d, _ in b.values() if d.startswith("ITS")})
+        check("no ITS interrupt chip", not its, ", ".join(its))
+    else:
+        virtio = [k for k in virtio if b[k][1].startswith("ITS-PCI-MSIX")]
+        what = "virtio MSI-X through the ITS"
+    check(f"{what} rising", bool(virtio) and b[virtio[0]][0] > a[virtio[0]][0],
+          f"{a[virtio[0]][0]} -> {b[virtio[0]][0]}" if virtio else "no line")
+    m = re.search(r"@@@ hwrng read (\d+) bytes", log)
+    check("virtio-rng: 256 bytes read from /dev/hwrng", bool(m) and m.group(1) == "256",
+          f"{m.group(1)} bytes" if m else "no line")
+    return 0 if all(checks) else 1
+
+
 def main():
     arch, path = sys.argv[1].split("-")[0], sys.argv[2]
     # The implementation booted: x86_64, the posted-MSI one (posted_msi=rust or c); arm64, the
@@ -55,6 +165,8 @@ def main():
     # x86_64's "idlepoll": booted with idle=poll.
     idle_poll = len(sys.argv) > 4 and sys.argv[4] == "idlepoll"
     log = open(path, errors="replace").read()
+    if len(sys.argv) > 4 and sys.argv[4].startswith("gic-"):
+        return check_gic_select(sys.argv[1], log, sys.argv[4])
     checks = []
     if arch == "x86_64":
         label = f"{arch} posted_msi={impl}{' idle=poll' if idle_poll else ''}"
@@ -68,7 +180,7 @@ def main():
         print(f"boot-test {label}: {'PASS' if ok else 'FAIL'}: {what}{' (' + detail + ')' if detail else ''}")
 
     check("userspace reached", "@@@ userspace reached" in log)
-    m = re.search(r"@@@ cpus online (\S+)", log)
+    m = re.search(r"@@@ cpus online ([0-9][0-9,-]*)", log)
     check("both CPUs online", bool(m) and m.group(1) == "0-1", m.group(1) if m else "no line")
     check("boot test finished", "@@@ boot test done" in log)
     check("no kernel oops, BUG, WARNING, lockdep, KASAN or UBSAN report",
@@ -103,7 +215,7 @@ def main():
         check(f"after CPU hotplug: {what} ({k}){where} rising", after > before,
               f"{before} -> {after}")
 
-    m = re.search(r"@@@ hotplug (\w+) cpus online (\S+)", log)
+    m = re.search(r"@@@ hotplug (\w+) cpus online ([0-9][0-9,-]*)", log)
     check("CPU1 offline and online twice through sysfs", bool(m) and m.groups() == ("ok", "0-1"),
           m.group(0)[4:] if m else "no line")
     c = snapshot(log, 3)
@@ -188,15 +300,18 @@ def main():
         # Masked by its active state (IRQD_MASKED_BY_ACTIVE, in the descriptor's debugfs state):
         # an SPI (the uart's) on the Rust driver's strict flow; never an ITS LPI (no active
         # state: virtio's MSI-X keeps the plain fasteoi path), nor anything on the C driver.
+        # A dump counts only if it is one: the descriptor's state word ("dstate:") must be in it,
+        # so an empty or failed dump fails the check instead of passing it.
         dbg = dict(re.findall(r"@@@ irqdebug (\S+) begin\r?\n(.*?)@@@ irqdebug \S+ end", log, re.S))
-        if "spi" in dbg:
-            want = impl == "rust"
-            check(f"SPI (uart) {'' if want else 'not '}masked by its active state",
-                  ("IRQD_MASKED_BY_ACTIVE" in dbg["spi"]) == want)
+        dbg = {k: v for k, v in dbg.items() if "dstate:" in v}
+        want = impl == "rust"
+        check(f"SPI (uart) {'' if want else 'not '}masked by its active state",
+              "spi" in dbg and ("IRQD_MASKED_BY_ACTIVE" in dbg["spi"]) == want,
+              "no debugfs dump of the SPI" if "spi" not in dbg else "")
         if not its_off:
             check("ITS LPI (virtio MSI-X) not masked by its active state",
                   "lpi" in dbg and "IRQD_MASKED_BY_ACTIVE" not in dbg["lpi"],
-                  "no dump" if "lpi" not in dbg else "")
+                  "no debugfs dump of the LPI" if "lpi" not in dbg else "")
 
         # The GICv3 driver asked for (irqchip.gicv3=rust|c) is the one that probed: its root
         # handler, its split EOI/Deactivate mode, and not the other driver's.

@@ -8,7 +8,14 @@
 
 use core::arch::asm;
 #[cfg(CONFIG_X86_APIC_EOI_RUST_KUNIT_TEST)]
-use core::cell::UnsafeCell;
+use core::{
+    cell::UnsafeCell,
+    sync::atomic::{
+        AtomicU32,
+        AtomicUsize,
+        Ordering, //
+    },
+};
 
 use kernel::types::NotThreadSafe;
 
@@ -124,9 +131,15 @@ impl PvEoiWord for TestWord {
 /// Context: hard IRQ, interrupts disabled, at the end of an interrupt's handling (the only way
 /// C calls an `apic::eoi`). The test and clear is one non-LOCK `btr` on the per-CPU word
 /// ([`ThisCpuWord`]'s [`PvEoiWord::test_and_clear_eoi_bit`]).
+///
+/// # Safety
+///
+/// Called with interrupts disabled, as an `apic::eoi` callback is: the task must not migrate
+/// between finding this CPU's word and its `btr`, and nothing else of this CPU may access the
+/// word meanwhile.
 #[no_mangle]
-pub(crate) extern "C" fn rust_kvm_guest_apic_eoi_write() {
-    // SAFETY: An EOI callback runs with interrupts disabled, until it returns.
+pub(crate) unsafe extern "C" fn rust_kvm_guest_apic_eoi_write() {
+    // SAFETY: Interrupts are disabled until this returns (the function's safety requirements).
     let word = unsafe { ThisCpuWord::new() };
     super::pv_eoi(&word, native_eoi);
 }
@@ -150,6 +163,98 @@ pub(crate) fn installed_eoi() -> (usize, usize) {
             kernel::bindings::kvm_pv_eoi_called_eoi() as usize,
         )
     }
+}
+
+/// The CPU whose native EOIs [`counting_native_eoi`] counts instead of doing them, `u32::MAX`
+/// for none.
+#[cfg(CONFIG_X86_APIC_EOI_RUST_KUNIT_TEST)]
+static COUNT_ON_CPU: AtomicU32 = AtomicU32::new(u32::MAX);
+/// The native EOIs [`counting_native_eoi`] counted.
+#[cfg(CONFIG_X86_APIC_EOI_RUST_KUNIT_TEST)]
+static COUNTED: AtomicU32 = AtomicU32::new(0);
+/// The native EOI [`counting_native_eoi`] stands in for, as an address (never 0 once set).
+#[cfg(CONFIG_X86_APIC_EOI_RUST_KUNIT_TEST)]
+static REAL_NATIVE_EOI: AtomicUsize = AtomicUsize::new(0);
+
+/// The native EOI while [`run_real_pv_eoi`] runs: on the CPU of its test, interrupts disabled,
+/// it counts the EOI instead of doing it (nothing is in service there); on any other CPU, or
+/// outside that window, it does the real one, which a KVM host's PV EOI (installed on every
+/// CPU) calls whenever the host did not complete the interrupt.
+#[cfg(CONFIG_X86_APIC_EOI_RUST_KUNIT_TEST)]
+extern "C" fn counting_native_eoi() {
+    if COUNT_ON_CPU.load(Ordering::Relaxed) == kernel::cpu::CpuId::current().as_u32() {
+        COUNTED.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    let real = REAL_NATIVE_EOI.load(Ordering::Acquire);
+    // SAFETY: `run_real_pv_eoi` stored the address of the installed native EOI, a non-null
+    // `void (*)(void)` of the APIC driver, before installing this function, and never clears
+    // it.
+    let real = unsafe { core::mem::transmute::<usize, unsafe extern "C" fn()>(real) };
+    // SAFETY: Called in the context of the native EOI this stands in for, as it would be.
+    unsafe { real() };
+}
+
+/// Runs the shipped PV EOI, [`rust_kvm_guest_apic_eoi_write`], once on this CPU's real PV EOI
+/// word (`this_cpu_ptr(&kvm_apic_eoi)`, the word the host sets) with bit 0 set to `bit`; the
+/// APIC driver's native EOI it calls otherwise (the `apic_call_native_eoi` static call that
+/// `apic_native_eoi()` takes) is meanwhile [`counting_native_eoi`], which counts it. Returns
+/// bit 0 of the word after the call and the native EOIs counted; the word and the native EOI
+/// are restored before it returns.
+///
+/// Process context (the static call is patched, which sleeps). With interrupts disabled for
+/// the call, no interrupt of this CPU can EOI meanwhile, and a KVM host, which writes the word
+/// only when it injects an interrupt or completes one in service, cannot either: an EOI counted
+/// is the PV EOI's. No real EOI is done for it: with nothing in service it would be ignored
+/// (the local APIC, QEMU's and KVM's alike, EOIs the highest in-service vector, if any), but
+/// the counter takes it instead.
+///
+/// Does not assert anything itself: a KUnit assertion aborts the test thread, which must not
+/// happen while the counter is installed.
+///
+/// # Errors
+///
+/// `ENODEV` if no native EOI is installed.
+#[cfg(CONFIG_X86_APIC_EOI_RUST_KUNIT_TEST)]
+pub(crate) fn run_real_pv_eoi(bit: bool) -> kernel::error::Result<(bool, u32)> {
+    use kernel::bindings;
+
+    // SAFETY: Reads the static call's target.
+    let real = unsafe { bindings::kvm_pv_eoi_native_eoi() } as usize;
+    if real == 0 {
+        return Err(kernel::error::code::ENODEV);
+    }
+    // SAFETY: `real` is the address of the installed native EOI, a `void (*)(void)`, not null.
+    let real_fn = unsafe { core::mem::transmute::<usize, unsafe extern "C" fn()>(real) };
+    REAL_NATIVE_EOI.store(real, Ordering::Release);
+    let counting = counting_native_eoi as unsafe extern "C" fn();
+    // SAFETY: Process context; `counting_native_eoi` is an EOI callback of the right type, which
+    // does the real EOI (`REAL_NATIVE_EOI`, stored above) wherever it does not count.
+    unsafe { bindings::kvm_pv_eoi_swap_native_eoi(Some(counting)) };
+    let (after, counted) = {
+        let _irqs_off = kernel::interrupt::local_interrupt_disable();
+        COUNTED.store(0, Ordering::Relaxed);
+        COUNT_ON_CPU.store(kernel::cpu::CpuId::current().as_u32(), Ordering::Relaxed);
+        // SAFETY: This CPU's PV EOI word in the per-CPU area, valid for the kernel's lifetime;
+        // interrupts are disabled, so the task stays on this CPU.
+        let word = unsafe { bindings::kvm_pv_eoi_this_cpu_word() };
+        // SAFETY: `word` is valid and aligned; only this CPU, interrupts off, and its host access
+        // it (see above). Volatile: the PV EOI's `btr` writes it behind the compiler's back.
+        let saved = unsafe { word.read_volatile() };
+        // SAFETY: As for the read.
+        unsafe { word.write_volatile((saved & !1) | kernel::ffi::c_ulong::from(bit)) };
+        // SAFETY: Interrupts are disabled.
+        unsafe { rust_kvm_guest_apic_eoi_write() };
+        // SAFETY: As for the first read.
+        let after = unsafe { word.read_volatile() } & 1 != 0;
+        // SAFETY: As for the first read.
+        unsafe { word.write_volatile(saved) };
+        COUNT_ON_CPU.store(u32::MAX, Ordering::Relaxed);
+        (after, COUNTED.load(Ordering::Relaxed))
+    };
+    // SAFETY: Process context; `real_fn` was the installed native EOI.
+    unsafe { bindings::kvm_pv_eoi_swap_native_eoi(Some(real_fn)) };
+    Ok((after, counted))
 }
 
 /// Whether a KVM host offers PV EOI (`hypervisor_is_type(X86_HYPER_KVM)` and

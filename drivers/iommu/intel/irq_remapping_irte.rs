@@ -10,6 +10,7 @@ use kernel::{
     cpumask::Cpumask,
     error::to_result,
     irq::{
+        AckCtx,
         IrqData,
         LockedIrqData,
         MsiMsg,
@@ -72,19 +73,19 @@ impl IntelIrData {
 
     /// Returns the MSI message that targets the interrupt's IRTE (`intel_ir_compose_msi_msg`).
     ///
-    /// Leaves `msg` untouched for an `irqd` whose chip data is not `self`.
-    pub(crate) fn compose_msi_msg(&self, irqd: &IrqData, msg: &mut MsiMsg) {
-        if self.check(irqd).is_err() {
-            return;
-        }
+    /// `EINVAL` for an `irqd` whose chip data is not `self`.
+    pub(crate) fn compose_msi_msg(&self, irqd: &IrqData) -> Result<MsiMsg> {
+        self.check(irqd)?;
         let mut raw = core::mem::MaybeUninit::<[u32; 4]>::zeroed();
         let raw = raw.as_mut_ptr().cast::<bindings::msi_msg>();
+        let mut msg = MsiMsg::default();
         // SAFETY: As in `set_affinity`; `raw` is zeroed storage large enough for a `msi_msg`
         // (three 32-bit words) that the C function fills in.
         unsafe {
             bindings::intel_ir_compose_msi_msg(irqd.as_raw(), raw);
             bindings::msi_msg_get(raw, &mut msg.address_lo, &mut msg.address_hi, &mut msg.data);
         }
+        Ok(msg)
     }
 
     /// Posts the interrupt to a vCPU, or back to the host (`intel_ir_set_vcpu_affinity`).
@@ -97,8 +98,9 @@ impl IntelIrData {
 
 /// The posted-MSI ack ([`kernel::irq::posted::ack`]) of the INTEL-IR-POST chip.
 ///
-/// Only for the chip's `irq_ack` (its one caller), in hard IRQ context.
-pub(crate) fn posted_ack(irqd: &IrqData) {
+/// Only for the chip's `irq_ack` (its one caller; an [`AckCtx`] exists only in an ack), in hard
+/// IRQ context.
+pub(crate) fn posted_ack(irqd: &AckCtx<'_>) {
     // SAFETY: Called only as the `irq_ack` of INTEL-IR-POST, which `intel_irq_remapping_alloc()`
     // installs on PCI MSI/MSI-X interrupts, whose flow is `handle_edge_irq()` (the PCI/MSI
     // domain's): it calls `irq_ack` with the descriptor lock held, in the interrupt's hard IRQ.

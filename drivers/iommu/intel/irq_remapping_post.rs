@@ -17,17 +17,22 @@
 use kernel::{
     cpumask::Cpumask,
     irq::{
+        AckCtx,
         Chip,
         ChipVtable,
         IrqData,
-        LockedIrqData,
         MsiMsg,
         SetAffinity,
+        SetAffinityCtx,
+        SetVcpuAffinityCtx,
         VcpuInfo, //
     },
-    module::BuiltIn as LocalModule,
     prelude::*, //
 };
+
+// `crate::LocalModule`, the owner of this chip's code that `#[vtable]` impls name: the kernel
+// image (`IRQ_REMAP` and `X86_POSTED_MSI_RUST`, which build it, are `bool`).
+kernel::built_in_module!();
 
 mod irq_remapping_irte;
 
@@ -42,24 +47,28 @@ impl Chip for IntelIrPostMsi {
     const NAME: &'static CStr = c"INTEL-IR-POST";
 
     /// Applies a pending affinity change; no EOI (see [`kernel::irq::posted::ack`]).
-    fn ack(_ir: &IntelIrData, irqd: &IrqData) {
+    fn ack(_ir: &IntelIrData, irqd: &AckCtx<'_>) {
         irq_remapping_irte::posted_ack(irqd)
     }
 
     fn set_affinity(
         ir: &IntelIrData,
-        irqd: &LockedIrqData,
+        irqd: &SetAffinityCtx<'_>,
         mask: &Cpumask,
         force: bool,
     ) -> Result<SetAffinity> {
         ir.set_affinity(irqd, mask, force)
     }
 
-    fn compose_msi_msg(ir: &IntelIrData, irqd: &IrqData, msg: &mut MsiMsg) {
-        ir.compose_msi_msg(irqd, msg)
+    fn compose_msi_msg(ir: &IntelIrData, irqd: &IrqData) -> Result<MsiMsg> {
+        ir.compose_msi_msg(irqd)
     }
 
-    fn set_vcpu_affinity(ir: &IntelIrData, irqd: &LockedIrqData, vcpu: VcpuInfo) -> Result {
+    fn set_vcpu_affinity(
+        ir: &IntelIrData,
+        irqd: &SetVcpuAffinityCtx<'_>,
+        vcpu: VcpuInfo,
+    ) -> Result {
         ir.set_vcpu_affinity(irqd, vcpu)
     }
 }

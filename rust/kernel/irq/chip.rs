@@ -9,7 +9,10 @@
 //!
 //! C header: [`include/linux/irq.h`](srctree/include/linux/irq.h)
 
-use core::marker::PhantomData;
+use core::{
+    marker::PhantomData,
+    ops::Deref, //
+};
 
 use crate::{
     cpu::CpuId,
@@ -24,7 +27,12 @@ use crate::{
         LockedIrqData,
         TriggerType, //
     },
-    prelude::*, //
+    prelude::*,
+    sync::atomic::{
+        Atomic,
+        Relaxed, //
+    },
+    types::NotThreadSafe, //
 };
 
 impl_flags!(
@@ -73,8 +81,10 @@ impl_flags!(
         AffinityPreStartup = bindings::IRQCHIP_AFFINITY_PRE_STARTUP,
         /// The chip is immutable (`IRQCHIP_IMMUTABLE`).
         Immutable = bindings::IRQCHIP_IMMUTABLE,
-        /// Affinity changes are deferred to the next interrupt, applied by the chip's `ack`
-        /// (`IRQCHIP_MOVE_DEFERRED`).
+        /// Affinity changes are deferred to the next interrupt, applied by the `ack` of the
+        /// interrupt's hierarchy ([`AckCtx::move_irq`]) (`IRQCHIP_MOVE_DEFERRED`). Read on the
+        /// top-level chip; a chip with it must implement `mask` and `unmask` (checked at build
+        /// time), which the move calls.
         MoveDeferred = bindings::IRQCHIP_MOVE_DEFERRED,
     }
 );
@@ -109,6 +119,10 @@ pub enum SetAffinity {
 }
 
 /// Interrupt line state a chip can read or write (`enum irqchip_irq_state`).
+///
+/// The C enum is a parameter of the `irq_get_irqchip_state`/`irq_set_irqchip_state` callbacks,
+/// which genirq calls indirectly: bindgen makes it a newtype carrying the C type's kCFI encoding
+/// (`rust/bindgen_parameters`), so that the trampolines' kCFI type hash is the C prototype's.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ChipState {
     /// The interrupt is pending.
@@ -125,10 +139,10 @@ impl ChipState {
     /// Returns the raw `IRQCHIP_STATE_*` value.
     pub const fn as_raw(self) -> bindings::irqchip_irq_state {
         match self {
-            Self::Pending => bindings::irqchip_irq_state_IRQCHIP_STATE_PENDING,
-            Self::Active => bindings::irqchip_irq_state_IRQCHIP_STATE_ACTIVE,
-            Self::Masked => bindings::irqchip_irq_state_IRQCHIP_STATE_MASKED,
-            Self::LineLevel => bindings::irqchip_irq_state_IRQCHIP_STATE_LINE_LEVEL,
+            Self::Pending => bindings::irqchip_irq_state::IRQCHIP_STATE_PENDING,
+            Self::Active => bindings::irqchip_irq_state::IRQCHIP_STATE_ACTIVE,
+            Self::Masked => bindings::irqchip_irq_state::IRQCHIP_STATE_MASKED,
+            Self::LineLevel => bindings::irqchip_irq_state::IRQCHIP_STATE_LINE_LEVEL,
         }
     }
 }
@@ -139,10 +153,10 @@ impl TryFrom<bindings::irqchip_irq_state> for ChipState {
     /// Converts a raw `IRQCHIP_STATE_*` value; any other value is `EINVAL`.
     fn try_from(raw: bindings::irqchip_irq_state) -> Result<Self> {
         Ok(match raw {
-            bindings::irqchip_irq_state_IRQCHIP_STATE_PENDING => Self::Pending,
-            bindings::irqchip_irq_state_IRQCHIP_STATE_ACTIVE => Self::Active,
-            bindings::irqchip_irq_state_IRQCHIP_STATE_MASKED => Self::Masked,
-            bindings::irqchip_irq_state_IRQCHIP_STATE_LINE_LEVEL => Self::LineLevel,
+            bindings::irqchip_irq_state::IRQCHIP_STATE_PENDING => Self::Pending,
+            bindings::irqchip_irq_state::IRQCHIP_STATE_ACTIVE => Self::Active,
+            bindings::irqchip_irq_state::IRQCHIP_STATE_MASKED => Self::Masked,
+            bindings::irqchip_irq_state::IRQCHIP_STATE_LINE_LEVEL => Self::LineLevel,
             _ => return Err(EINVAL),
         })
     }
@@ -172,12 +186,159 @@ impl VcpuInfo {
     }
 }
 
+/// The interrupt that [`Chip::ack`] acknowledges: what genirq's `irq_ack` call gives the chip.
+///
+/// Only the `irq_ack` trampoline of [`ChipVtable`] creates one, on its stack, and lends it to
+/// [`Chip::ack`] for the call; it is neither `Send` nor `Sync`. It dereferences to [`IrqData`],
+/// not to [`LockedIrqData`]: genirq's flows (`handle_edge_irq()`, `handle_level_irq()`) call
+/// `irq_ack` with the descriptor lock held, but `chained_irq_enter()`, the per-CPU flows and
+/// drivers calling chip callbacks from their handlers do not, and nothing tells the callee which.
+///
+/// Applying a deferred affinity change ([`AckCtx::move_irq`]) needs the lock, so it is `unsafe`:
+/// the chip states that only flows holding the lock ack its interrupts.
+///
+/// # Invariants
+///
+/// `self.irqd` is the `irq_data` that genirq passed to the `irq_ack` of a chip built by
+/// [`ChipVtable`], and that call has not returned: hard IRQ context (or the context of the code
+/// that called the chip's `irq_ack`), interrupts disabled.
+pub struct AckCtx<'a> {
+    irqd: &'a IrqData,
+    _not_send: NotThreadSafe,
+}
+
+impl AckCtx<'_> {
+    /// Applies a pending deferred affinity change of the interrupt (`irq_move_irq()`), as the
+    /// `ack` of an interrupt whose top-level chip is [`ChipFlag::MoveDeferred`] does (the x86
+    /// chips: the move must run in the interrupt, on a CPU it still targets, for the vector
+    /// cleanup). Without a pending change it only tests the bit.
+    ///
+    /// # Safety
+    ///
+    /// This ack is the `irq_ack` call of a genirq flow handler that holds the interrupt's
+    /// descriptor lock (`handle_edge_irq()`, `handle_level_irq()`'s `mask_ack_irq()`): the
+    /// chip's interrupts have only such flows, and nothing else calls its `irq_ack` (no
+    /// chained handler on them, whose `chained_irq_enter()` acks without the lock; no per-CPU
+    /// flow; no driver calling it). `irq_move_masked_irq()` reprograms the affinity under the
+    /// lock. With lockdep, a call without the lock is reported.
+    pub unsafe fn move_irq(&self) {
+        // SAFETY: `self.irqd` is the `irq_data` of this `irq_ack` call, in the interrupt's hard
+        // IRQ (type invariant); the caller guarantees that the flow calling it holds the lock.
+        unsafe { self.irqd.move_irq_locked() }
+    }
+}
+
+impl Deref for AckCtx<'_> {
+    type Target = IrqData;
+
+    fn deref(&self) -> &IrqData {
+        self.irqd
+    }
+}
+
+/// The interrupt whose affinity [`Chip::set_affinity`] sets, its descriptor lock held: what
+/// genirq's `irq_set_affinity` call gives the chip.
+///
+/// Only the `irq_set_affinity` trampoline of [`ChipVtable`] creates one, on its stack, and lends
+/// it to [`Chip::set_affinity`] for the call; it is neither `Send` nor `Sync`. It dereferences to
+/// [`LockedIrqData`] (genirq calls `irq_set_affinity` with the lock held: `irq_do_set_affinity()`,
+/// `irq_chip_set_affinity_parent()`) and adds what only this callback may do:
+/// [`update_effective_affinity`](Self::update_effective_affinity).
+///
+/// # Invariants
+///
+/// `self.irqd` is the `irq_data` that genirq passed to the `irq_set_affinity` of a chip built by
+/// [`ChipVtable`], and that call, made with the descriptor lock held, has not returned.
+pub struct SetAffinityCtx<'a> {
+    irqd: &'a LockedIrqData,
+    _not_send: NotThreadSafe,
+}
+
+impl SetAffinityCtx<'_> {
+    /// Sets the effective affinity (`irq_data_update_effective_affinity()`): the CPUs the
+    /// hardware now delivers the interrupt to, once this `set_affinity` programmed it for `mask`.
+    ///
+    /// Only here: `irq_migrate_all_off_this_cpu()` trusts the effective mask when a CPU goes
+    /// offline (an interrupt whose mask misses the CPU it really targets is not moved, and lost),
+    /// and `/proc/irq/*/effective_affinity` reports it.
+    pub fn update_effective_affinity(&self, mask: &Cpumask) {
+        // SAFETY: `self.irqd` is valid and its descriptor lock is held, in the interrupt's
+        // `irq_set_affinity` call (type invariant); `mask` is a valid cpumask.
+        unsafe { bindings::irq_data_update_effective_affinity(self.irqd.as_raw(), mask.as_raw()) }
+    }
+}
+
+impl Deref for SetAffinityCtx<'_> {
+    type Target = LockedIrqData;
+
+    fn deref(&self) -> &LockedIrqData {
+        self.irqd
+    }
+}
+
+/// The interrupt that [`Chip::set_vcpu_affinity`] posts to a vCPU or takes back, its descriptor
+/// lock held: what genirq's `irq_set_vcpu_affinity` call gives the chip.
+///
+/// Only the `irq_set_vcpu_affinity` trampoline of [`ChipVtable`] creates one, on its stack, and
+/// lends it to [`Chip::set_vcpu_affinity`] for the call; it is neither `Send` nor `Sync`. It
+/// dereferences to [`LockedIrqData`] (`irq_set_vcpu_affinity()` takes the lock) and adds what only
+/// this callback may do: [`set_forwarded_to_vcpu`](Self::set_forwarded_to_vcpu).
+///
+/// # Invariants
+///
+/// `self.irqd` is the `irq_data` that genirq passed to the `irq_set_vcpu_affinity` of a chip
+/// built by [`ChipVtable`], and that call, made with the descriptor lock held, has not returned.
+pub struct SetVcpuAffinityCtx<'a> {
+    irqd: &'a LockedIrqData,
+    _not_send: NotThreadSafe,
+}
+
+impl SetVcpuAffinityCtx<'_> {
+    /// Marks the interrupt as forwarded to a vCPU, or not (`irqd_set_forwarded_to_vcpu()`,
+    /// `irqd_clr_forwarded_to_vcpu()`), as the chip that just handed it to the vCPU (or took it
+    /// back) knows it is.
+    ///
+    /// Only here: a forwarded interrupt is deactivated by the guest, so the host's EOI skips the
+    /// deactivation (`gic_eoimode1_eoi_irq()`); a flag set for an interrupt the host still
+    /// handles leaves it active for good.
+    pub fn set_forwarded_to_vcpu(&self, forwarded: bool) {
+        // SAFETY: `self.irqd` is valid; the flag is one bit of its state word, which genirq and
+        // the flows update under the descriptor lock, held in this `irq_set_vcpu_affinity`
+        // call (type invariant).
+        unsafe {
+            if forwarded {
+                bindings::irqd_set_forwarded_to_vcpu(self.irqd.as_raw())
+            } else {
+                bindings::irqd_clr_forwarded_to_vcpu(self.irqd.as_raw())
+            }
+        }
+    }
+}
+
+impl Deref for SetVcpuAffinityCtx<'_> {
+    type Target = LockedIrqData;
+
+    fn deref(&self) -> &LockedIrqData {
+        self.irqd
+    }
+}
+
 /// The hardware operations of an interrupt controller (`struct irq_chip`).
 ///
 /// Implement it on a marker type; [`ChipVtable`] builds the constant `struct irq_chip`. Each
 /// callback receives the chip data, [`Chip::Data`], which the `Domain` that
 /// installed the chip owns and which outlives every interrupt the chip is installed on, and the
-/// [`IrqData`] of the interrupt.
+/// [`IrqData`] of the interrupt (or a context type that dereferences to it).
+///
+/// A callback that finds no chip data (an interrupt whose level `irq_domain_reset_irq_data()`
+/// tore down while a flow that had already loaded the chip ran on) cannot call the
+/// implementation: its trampoline warns once (`pr_warn_once`) and does what keeps the line from
+/// staying active or firing: `eoi` is forwarded to the parent level (`irq_chip_eoi_parent()`),
+/// `mask`, `mask_ack`, `disable` and `shutdown` mask the parent level, if there is a parent
+/// whose chip has the callback; `ack` is not forwarded (a parent's ack is no substitute: x86's
+/// vector domain's EOIs the local APIC, which a posted MSI's ack must not); the others do
+/// nothing or return `EINVAL` (`startup` 0, `retrigger` not resent, `compose_msi_msg` leaves the
+/// message unwritten).
 ///
 /// # Context
 ///
@@ -187,16 +348,21 @@ impl VcpuInfo {
 /// `mask`/`ack`/`unmask`/`eoi` calls of `chained_irq_enter()`/`chained_irq_exit()` on a parent
 /// interrupt and of the per-CPU flows. They must not sleep or allocate with `GFP_KERNEL`.
 ///
-/// The lock is in the types: `set_type` and `set_affinity`, which genirq always calls with it
-/// held, receive a [`LockedIrqData`], whose methods are the operations C allows only under the
-/// lock. `ack` (like `mask`, `unmask` and `eoi`) does not: flow handlers call it with the lock
-/// held, but `chained_irq_enter()`, the per-CPU flows and drivers calling chip callbacks from
-/// their handlers (after `handle_irq_event()` dropped the lock) do not, and nothing tells the
-/// callee which.
+/// The context is in the types. `set_type`, which genirq always calls with the lock held,
+/// receives a [`LockedIrqData`], whose methods are what any task may do under the lock.
+/// `set_affinity` and `set_vcpu_affinity`, also called with the lock held, receive a
+/// [`SetAffinityCtx`] and a [`SetVcpuAffinityCtx`], which dereference to it and add what only
+/// that callback may do (set the effective affinity, mark the interrupt forwarded to a vCPU).
+/// `ack` receives an [`AckCtx`], which dereferences to [`IrqData`] only: flow handlers call it
+/// with the lock held, but `chained_irq_enter()`, the per-CPU flows and drivers calling chip
+/// callbacks from their handlers (after `handle_irq_event()` dropped the lock) do not, and
+/// nothing tells the callee which; applying a deferred move there is `unsafe`
+/// ([`AckCtx::move_irq`]). `mask`, `unmask` and `eoi` receive an [`IrqData`], for the same
+/// reason. Only the trampolines of [`ChipVtable`] create the context types, for one call.
 ///
 /// C code that calls a Rust chip's callbacks directly, a C child level forwarding to its Rust
-/// parent, must do so as genirq does: `set_type` and `set_affinity` with the descriptor lock
-/// held (or before the interrupt is visible, while its domain allocates it).
+/// parent, must do so as genirq does: `set_type`, `set_affinity` and `set_vcpu_affinity` with
+/// the descriptor lock held (or before the interrupt is visible, while its domain allocates it).
 ///
 /// C header: [`include/linux/irq.h`](srctree/include/linux/irq.h) (`struct irq_chip`).
 ///
@@ -207,7 +373,9 @@ impl VcpuInfo {
 ///
 /// ```
 /// use kernel::cpumask::Cpumask;
-/// use kernel::irq::{Chip, ChipState, IrqData, LockedIrqData, SetAffinity, TriggerType};
+/// use kernel::irq::{
+///     Chip, ChipState, IrqData, LockedIrqData, MsiMsg, SetAffinity, SetAffinityCtx, TriggerType,
+/// };
 /// use kernel::sync::atomic::{Atomic, Relaxed};
 ///
 /// struct Lines {
@@ -237,16 +405,29 @@ impl VcpuInfo {
 ///
 ///     fn set_affinity(
 ///         _l: &Lines,
-///         d: &LockedIrqData,
+///         d: &SetAffinityCtx<'_>,
 ///         mask: &Cpumask,
 ///         _force: bool,
 ///     ) -> Result<SetAffinity> {
 ///         if mask.empty() {
 ///             return Err(EINVAL);
 ///         }
-///         // The hardware delivers to any CPU of the mask; only the lock holder may say so.
+///         // The hardware delivers to any CPU of the mask; only `set_affinity` may say so.
 ///         d.update_effective_affinity(mask);
 ///         Ok(SetAffinity::Ok)
+///     }
+///
+///     fn compose_msi_msg(_l: &Lines, d: &IrqData) -> Result<MsiMsg> {
+///         // Lines 0 and 1 can be signalled by a write to the doorbell; the others cannot: an
+///         // error, never a made-up message.
+///         if d.hwirq() > 1 {
+///             return Err(ENXIO);
+///         }
+///         Ok(MsiMsg {
+///             address_lo: 0x1000_0040,
+///             address_hi: 0,
+///             data: d.hwirq() as u32,
+///         })
 ///     }
 ///
 ///     fn get_irqchip_state(l: &Lines, d: &IrqData, which: ChipState) -> Result<bool> {
@@ -295,7 +476,10 @@ pub trait Chip {
     }
 
     /// Acknowledges the start of a new interrupt (`irq_ack`).
-    fn ack(_data: &Self::Data, _irqd: &IrqData) {
+    ///
+    /// Hard IRQ context, with the descriptor lock held if a genirq flow calls it, without if
+    /// `chained_irq_enter()`, a per-CPU flow or a driver does (see [`AckCtx`]).
+    fn ack(_data: &Self::Data, _irqd: &AckCtx<'_>) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -321,10 +505,12 @@ pub trait Chip {
 
     /// Sets the CPU affinity (`irq_set_affinity`); `force` skips the online-CPU check.
     ///
-    /// Descriptor lock held.
+    /// Descriptor lock held. Once the hardware targets the new CPUs, report them with
+    /// [`SetAffinityCtx::update_effective_affinity`] (or return [`SetAffinity::NoCopy`] after
+    /// the parent did).
     fn set_affinity(
         _data: &Self::Data,
-        _irqd: &LockedIrqData,
+        _irqd: &SetAffinityCtx<'_>,
         _mask: &Cpumask,
         _force: bool,
     ) -> Result<SetAffinity> {
@@ -366,13 +552,37 @@ pub trait Chip {
 
     /// Sets or clears the vCPU the interrupt is posted to (`irq_set_vcpu_affinity`).
     ///
-    /// Called with the descriptor lock held (`irq_set_vcpu_affinity()` takes it).
-    fn set_vcpu_affinity(_data: &Self::Data, _irqd: &LockedIrqData, _vcpu: VcpuInfo) -> Result {
+    /// Called with the descriptor lock held (`irq_set_vcpu_affinity()` takes it). A chip whose
+    /// EOI depends on it marks the interrupt forwarded with
+    /// [`SetVcpuAffinityCtx::set_forwarded_to_vcpu`].
+    fn set_vcpu_affinity(
+        _data: &Self::Data,
+        _irqd: &SetVcpuAffinityCtx<'_>,
+        _vcpu: VcpuInfo,
+    ) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// Composes the MSI message of the interrupt (`irq_compose_msi_msg`).
-    fn compose_msi_msg(_data: &Self::Data, _irqd: &IrqData, _msg: &mut MsiMsg) {
+    /// Composes the MSI message of the interrupt (`irq_compose_msi_msg`): returns the message
+    /// a device writes to signal it.
+    ///
+    /// A chip that cannot compose one (the interrupt's target is not set up, the interrupt is
+    /// not its own) returns an error, never a placeholder: a device programmed with it would
+    /// write to a wrong address. The C callback returns nothing, so the trampoline then leaves
+    /// the caller's message unwritten and warns once (`pr_warn_once`), and
+    /// `irq_chip_compose_msi_msg()` still returns 0. What the caller sees is its own buffer:
+    /// the MSI core (`msi_domain_activate()`, `msi_domain_set_affinity()`) zeroes it before and
+    /// writes it to the device anyway, x86's HPET and IOAPIC code compose into an uninitialised
+    /// one. A [`Domain`](crate::irq::Domain) therefore has an MSI's message composed at its level
+    /// when it activates the interrupt (if this chip is the one genirq composes with), before
+    /// the MSI domain above does, and refuses the activation with `EINVAL` if this returned an
+    /// error: the device is never programmed. Once activated, keep it infallible (an affinity
+    /// change composes again, and an error there leaves the MSI core's buffer).
+    ///
+    /// Called where the interrupt is activated (`irq_domain_activate_irq()`) and from
+    /// `set_affinity` (`msi_domain_set_affinity()`), with interrupts disabled in the latter: it
+    /// must not sleep.
+    fn compose_msi_msg(_data: &Self::Data, _irqd: &IrqData) -> Result<MsiMsg> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -395,8 +605,8 @@ pub trait Chip {
 /// type it declares.
 pub struct ChipVtable<T: Chip>(PhantomData<T>);
 
-/// Recovers the chip data and [`IrqData`] of a callback; `None` if the chip data is gone (an
-/// interrupt being torn down by `irq_domain_reset_irq_data()`).
+/// Recovers the [`IrqData`] and the chip data of a callback; the chip data is `None` if it is
+/// gone (an interrupt being torn down by `irq_domain_reset_irq_data()`): see [`data_gone`].
 ///
 /// # Safety
 ///
@@ -404,18 +614,74 @@ pub struct ChipVtable<T: Chip>(PhantomData<T>);
 /// to a valid `T::Data`, as [`ChipVtable`]'s installers guarantee.
 unsafe fn callback_args<'a, T: Chip>(
     irqd: *mut bindings::irq_data,
-) -> Option<(&'a T::Data, &'a IrqData)> {
+) -> (&'a IrqData, Option<&'a T::Data>) {
     // SAFETY: Per the function's safety requirements `irqd` is valid for `'a`.
     let d = unsafe { IrqData::from_raw(irqd) };
     // A volatile read (`READ_ONCE()`): `irq_domain_reset_irq_data()` may clear it concurrently.
     // SAFETY: Per the function's safety requirements `irqd` is valid.
     let data = unsafe { core::ptr::read_volatile(&raw const (*irqd).chip_data) }.cast::<T::Data>();
-    if data.is_null() {
-        return None;
-    }
     // SAFETY: Per the function's safety requirements a non-null `chip_data` points to a valid
     // `T::Data` that outlives the interrupt, hence `'a`.
-    Some((unsafe { &*data }, d))
+    (d, unsafe { data.as_ref() })
+}
+
+/// How many chip callbacks found no chip data ([`data_gone`]), for the tests.
+static DATA_GONE: Atomic<u32> = Atomic::new(0);
+
+/// Returns how many chip callbacks found no chip data since boot.
+#[cfg(CONFIG_RUST_IRQ_PROVIDER_KUNIT_TEST)]
+pub(crate) fn data_gone_count() -> u32 {
+    DATA_GONE.load(Relaxed)
+}
+
+/// Reports that the callback `what` of chip `chip` found no chip data on `irqd`: the interrupt's
+/// level was torn down (`irq_domain_reset_irq_data()`) while a flow that had already loaded the
+/// chip ran on (`handle_fasteoi_irq()` loads it before it takes the descriptor lock), or a C
+/// installer broke [`ChipVtable`]'s contract. The implementation cannot be called without its
+/// data; the caller does what keeps the line from staying active (see [`Chip`]).
+///
+/// A warning once (`pr_warn_once`), not `WARN_ONCE()`: the race with a teardown is not a bug of
+/// the caller, and a backtrace would fail the boot checks for it. The count is for the tests.
+#[cold]
+#[inline(never)]
+fn data_gone(chip: &CStr, what: &str, irqd: &IrqData) {
+    DATA_GONE.fetch_add(1, Relaxed);
+    crate::pr_warn_once!(
+        "genirq: irq {}: {} of chip {} without chip data (interrupt torn down?)\n",
+        irqd.irq(),
+        what,
+        chip
+    );
+}
+
+/// Masks the parent level of `irqd`, whose chip data is gone, if it has a parent whose chip can.
+fn mask_parent_of_orphan(irqd: &IrqData) {
+    #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
+    let _ = irqd.mask_parent();
+    #[cfg(not(CONFIG_IRQ_DOMAIN_HIERARCHY))]
+    let _ = irqd;
+}
+
+/// EOIs the parent level of `irqd`, whose chip data is gone, if it has a parent whose chip has
+/// `irq_eoi`: in a hierarchy, the level that deactivates the line.
+fn eoi_parent_of_orphan(irqd: &IrqData) {
+    #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
+    let _ = irqd.eoi_parent();
+    #[cfg(not(CONFIG_IRQ_DOMAIN_HIERARCHY))]
+    let _ = irqd;
+}
+
+/// Reports, once, that chip `chip` could not compose the MSI message of `irqd` (`err`) and left
+/// the caller's message unwritten.
+#[cold]
+#[inline(never)]
+fn compose_failed(chip: &CStr, irqd: &IrqData, err: Error) {
+    crate::pr_warn_once!(
+        "genirq: irq {}: chip {} cannot compose its MSI message ({:?}); message not written\n",
+        irqd.irq(),
+        chip,
+        err
+    );
 }
 
 impl<T: Chip> ChipVtable<T> {
@@ -425,8 +691,11 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn startup(irqd: *mut bindings::irq_data) -> c_uint {
         // SAFETY: genirq calls chip callbacks with a valid `irq_data` of an interrupt this chip
-        // is installed on, whose `chip_data` is a `T::Data` (see `ChipVtable`).
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        // is installed on, whose `chip_data` is null or a `T::Data` (see `ChipVtable`).
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            // Not started: the interrupt is being torn down.
+            data_gone(T::NAME, "irq_startup", d);
             return 0;
         };
         T::startup(data, d)
@@ -438,7 +707,10 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn shutdown(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_shutdown", d);
+            mask_parent_of_orphan(d);
             return;
         };
         T::shutdown(data, d)
@@ -450,7 +722,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn enable(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_enable", d);
             return;
         };
         T::enable(data, d)
@@ -462,7 +736,10 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn disable(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_disable", d);
+            mask_parent_of_orphan(d);
             return;
         };
         T::disable(data, d)
@@ -474,10 +751,18 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn ack(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_ack", d);
             return;
         };
-        T::ack(data, d)
+        // INVARIANT: `d` is the `irq_data` genirq passed to this `irq_ack`; the context lives in
+        // this frame and is only lent to `T::ack` for the call.
+        let ctx = AckCtx {
+            irqd: d,
+            _not_send: NotThreadSafe,
+        };
+        T::ack(data, &ctx)
     }
 
     /// # Safety
@@ -486,7 +771,10 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn mask(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_mask", d);
+            mask_parent_of_orphan(d);
             return;
         };
         T::mask(data, d)
@@ -498,7 +786,10 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn mask_ack(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_mask_ack", d);
+            mask_parent_of_orphan(d);
             return;
         };
         T::mask_ack(data, d)
@@ -510,7 +801,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn unmask(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_unmask", d);
             return;
         };
         T::unmask(data, d)
@@ -522,7 +815,10 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn eoi(irqd: *mut bindings::irq_data) {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_eoi", d);
+            eoi_parent_of_orphan(d);
             return;
         };
         T::eoi(data, d)
@@ -538,7 +834,9 @@ impl<T: Chip> ChipVtable<T> {
         force: bool,
     ) -> c_int {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_set_affinity", d);
             return EINVAL.to_errno();
         };
         // SAFETY: genirq passes a valid cpumask for the duration of the call.
@@ -546,7 +844,13 @@ impl<T: Chip> ChipVtable<T> {
         // SAFETY: genirq calls `irq_set_affinity` with the descriptor lock held
         // (`irq_do_set_affinity()` and the hierarchy's `irq_chip_set_affinity_parent()`).
         let d = unsafe { LockedIrqData::from_raw(d.as_raw()) };
-        from_result(|| Ok(T::set_affinity(data, d, mask, force)? as c_int))
+        // INVARIANT: `d` is the `irq_data` genirq passed to this `irq_set_affinity`, with the
+        // lock held; the context lives in this frame and is only lent to `T::set_affinity`.
+        let ctx = SetAffinityCtx {
+            irqd: d,
+            _not_send: NotThreadSafe,
+        };
+        from_result(|| Ok(T::set_affinity(data, &ctx, mask, force)? as c_int))
     }
 
     /// # Safety
@@ -555,7 +859,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn retrigger(irqd: *mut bindings::irq_data) -> c_int {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_retrigger", d);
             return 0;
         };
         c_int::from(T::retrigger(data, d))
@@ -567,7 +873,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn set_type(irqd: *mut bindings::irq_data, ty: c_uint) -> c_int {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_set_type", d);
             return EINVAL.to_errno();
         };
         // SAFETY: genirq calls `irq_set_type` with the descriptor lock held
@@ -585,7 +893,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn set_wake(irqd: *mut bindings::irq_data, on: c_uint) -> c_int {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_set_wake", d);
             return EINVAL.to_errno();
         };
         from_result(|| {
@@ -604,7 +914,9 @@ impl<T: Chip> ChipVtable<T> {
         state: *mut bool,
     ) -> c_int {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_get_irqchip_state", d);
             return EINVAL.to_errno();
         };
         from_result(|| {
@@ -625,7 +937,9 @@ impl<T: Chip> ChipVtable<T> {
         state: bool,
     ) -> c_int {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_set_irqchip_state", d);
             return EINVAL.to_errno();
         };
         from_result(|| {
@@ -643,13 +957,22 @@ impl<T: Chip> ChipVtable<T> {
         vcpu: *mut c_void,
     ) -> c_int {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_set_vcpu_affinity", d);
             return EINVAL.to_errno();
         };
         // SAFETY: `irq_set_vcpu_affinity()` calls it under `irq_get_desc_lock()`.
         let d = unsafe { LockedIrqData::assume_locked(d) };
+        // INVARIANT: `d` is the `irq_data` genirq passed to this `irq_set_vcpu_affinity`, with
+        // the lock held; the context lives in this frame and is only lent to
+        // `T::set_vcpu_affinity`.
+        let ctx = SetVcpuAffinityCtx {
+            irqd: d,
+            _not_send: NotThreadSafe,
+        };
         from_result(|| {
-            T::set_vcpu_affinity(data, d, VcpuInfo(vcpu))?;
+            T::set_vcpu_affinity(data, &ctx, VcpuInfo(vcpu))?;
             Ok(0)
         })
     }
@@ -663,13 +986,18 @@ impl<T: Chip> ChipVtable<T> {
         msg: *mut bindings::msi_msg,
     ) {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "irq_compose_msi_msg", d);
             return;
         };
-        let mut m = MsiMsg::default();
-        T::compose_msi_msg(data, d, &mut m);
-        // SAFETY: genirq passes a valid, writable `msi_msg`.
-        unsafe { bindings::msi_msg_set(msg, m.address_lo, m.address_hi, m.data) };
+        match T::compose_msi_msg(data, d) {
+            // SAFETY: genirq passes a valid, writable `msi_msg`.
+            Ok(m) => unsafe { bindings::msi_msg_set(msg, m.address_lo, m.address_hi, m.data) },
+            // Unwritten: the caller's buffer, not a message made up here (see
+            // `Chip::compose_msi_msg`).
+            Err(e) => compose_failed(T::NAME, d, e),
+        }
     }
 
     /// # Safety
@@ -678,7 +1006,9 @@ impl<T: Chip> ChipVtable<T> {
     /// `irq_data` of an interrupt this chip is installed on.
     unsafe extern "C" fn ipi_send_single(irqd: *mut bindings::irq_data, cpu: c_uint) {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "ipi_send_single", d);
             return;
         };
         if let Some(cpu) = CpuId::from_u32(cpu) {
@@ -695,7 +1025,9 @@ impl<T: Chip> ChipVtable<T> {
         mask: *const bindings::cpumask,
     ) {
         // SAFETY: As in `startup`.
-        let Some((data, d)) = (unsafe { callback_args::<T>(irqd) }) else {
+        let (d, data) = unsafe { callback_args::<T>(irqd) };
+        let Some(data) = data else {
+            data_gone(T::NAME, "ipi_send_mask", d);
             return;
         };
         // SAFETY: genirq passes a valid cpumask for the duration of the call.
@@ -711,6 +1043,13 @@ impl<T: Chip> ChipVtable<T> {
             assert!(
                 T::HAS_EOI || T::FLAGS.as_raw() & eoi_flags == 0,
                 "a chip with EoiThreaded or EoiIfHandled must implement `eoi`"
+            );
+            // `__irq_move_irq()` masks and unmasks a MOVE_DEFERRED interrupt around the move
+            // through its top-level chip, without a NULL check.
+            let move_deferred = bindings::IRQCHIP_MOVE_DEFERRED as c_ulong;
+            assert!(
+                (T::HAS_MASK && T::HAS_UNMASK) || T::FLAGS.as_raw() & move_deferred == 0,
+                "a chip with MoveDeferred must implement `mask` and `unmask`"
             );
             core::ptr::from_ref(T::NAME).cast::<c_char>()
         },

@@ -150,6 +150,34 @@ impl IrqData {
         unsafe { bindings::irqd_is_setaffinity_pending(self.as_raw()) }
     }
 
+    /// Applies a pending deferred affinity change of the interrupt (`irq_move_irq()`), as the
+    /// `irq_ack` of an interrupt whose top-level chip is `IRQCHIP_MOVE_DEFERRED` does. Without a
+    /// pending change (the common case) it only tests the bit.
+    ///
+    /// The safe way in is [`AckCtx::move_irq`](super::AckCtx::move_irq), which has the same
+    /// contract.
+    ///
+    /// # Safety
+    ///
+    /// The current context is the `irq_ack` call of a genirq flow handler of this interrupt
+    /// that holds its descriptor lock (`handle_edge_irq()`, `handle_level_irq()`'s
+    /// `mask_ack_irq()`), in the interrupt's hard IRQ: `irq_move_masked_irq()` reprograms the
+    /// affinity under that lock (`assert_raw_spin_locked()`), and the move was deferred so that
+    /// it runs on a CPU the interrupt still targets (x86's vector cleanup relies on it). Not
+    /// `chained_irq_enter()`, a per-CPU flow or a driver calling chip callbacks.
+    #[inline]
+    pub(crate) unsafe fn move_irq_locked(&self) {
+        if !self.is_move_pending() {
+            return;
+        }
+        // With lockdep, a caller breaking the contract is reported (`lockdep_assert_held()`).
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { bindings::irq_data_assert_desc_locked(self.as_raw()) };
+        // SAFETY: `self.0` is valid (type invariant); the caller is the interrupt's `irq_ack`
+        // in its flow, holding `desc->lock` (the function's safety requirements).
+        unsafe { bindings::irq_move_irq(self.as_raw()) }
+    }
+
     /// Returns whether the line is masked in the core's view (`irqd_irq_masked`).
     #[inline]
     pub fn is_masked(&self) -> bool {
@@ -182,8 +210,13 @@ impl IrqData {
     /// Masks the parent level of a hierarchy (`irq_chip_mask_parent`).
     ///
     /// Returns `ENODEV` if there is no parent or the parent chip cannot mask.
+    ///
+    /// Crate-private: any task reaches an `IrqData` (`Mapping::desc()`), and an unmask or EOI from
+    /// outside the interrupt's flow unmasks a line genirq holds masked (a ONESHOT thread running)
+    /// or drops the running priority of whatever this CPU has active. Chips reach the parent level
+    /// through the callbacks genirq calls with the flow.
     #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
-    pub fn mask_parent(&self) -> Result {
+    pub(crate) fn mask_parent(&self) -> Result {
         self.parent_has(|c| c.irq_mask.is_some())?;
         // SAFETY: `self.0` is valid and its parent's chip has `irq_mask` (checked above).
         unsafe { bindings::irq_chip_mask_parent(self.as_raw()) };
@@ -194,7 +227,8 @@ impl IrqData {
     ///
     /// Returns `ENODEV` if there is no parent or the parent chip cannot unmask.
     #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
-    pub fn unmask_parent(&self) -> Result {
+    #[cfg_attr(not(CONFIG_RUST_IRQ_PROVIDER_KUNIT_TEST), allow(dead_code))]
+    pub(crate) fn unmask_parent(&self) -> Result {
         self.parent_has(|c| c.irq_unmask.is_some())?;
         // SAFETY: `self.0` is valid and its parent's chip has `irq_unmask` (checked above).
         unsafe { bindings::irq_chip_unmask_parent(self.as_raw()) };
@@ -205,7 +239,7 @@ impl IrqData {
     ///
     /// Returns `ENODEV` if there is no parent or the parent chip has no EOI.
     #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
-    pub fn eoi_parent(&self) -> Result {
+    pub(crate) fn eoi_parent(&self) -> Result {
         self.parent_has(|c| c.irq_eoi.is_some())?;
         // SAFETY: `self.0` is valid and its parent's chip has `irq_eoi` (checked above).
         unsafe { bindings::irq_chip_eoi_parent(self.as_raw()) };
@@ -226,9 +260,18 @@ impl IrqData {
 }
 
 /// The [`IrqData`] of an interrupt whose descriptor lock (`desc->lock`) the current context
-/// holds: what genirq passes to the chip callbacks it calls with the lock held, and what a
-/// [`DescLockGuard`](super::DescLockGuard) hands out. The operations C allows only under the
-/// lock are methods of this type.
+/// holds: what a [`DescLockGuard`](super::DescLockGuard) hands out and what genirq passes to the
+/// chip callbacks it calls with the lock held (`set_type`; `set_affinity` and
+/// `set_vcpu_affinity` through their context types, which dereference to it). Its methods are
+/// what any task may do under the lock ([`set_handler`](Self::set_handler),
+/// [`is_eoi_deferred`](Self::is_eoi_deferred)).
+///
+/// Holding the lock is not enough for the operations that belong to one chip callback: the
+/// effective affinity, which only the `set_affinity` that programmed the hardware knows
+/// ([`SetAffinityCtx`](super::SetAffinityCtx)), the vCPU-forwarded flag, which only
+/// `set_vcpu_affinity` may change ([`SetVcpuAffinityCtx`](super::SetVcpuAffinityCtx)), and a
+/// deferred move, which only the interrupt's own `ack` may apply
+/// ([`AckCtx::move_irq`](super::AckCtx::move_irq)). They are not methods of this type.
 ///
 /// It dereferences to [`IrqData`]. References to it are neither `Send` nor `Sync`: the lock
 /// belongs to this context.
@@ -241,20 +284,6 @@ impl IrqData {
 pub struct LockedIrqData(IrqData);
 
 impl LockedIrqData {
-    /// Marks the interrupt as forwarded to a vCPU, or not (`irqd_set_forwarded_to_vcpu`,
-    /// `irqd_clr_forwarded_to_vcpu`), as a chip's `irq_set_vcpu_affinity` does.
-    pub fn set_forwarded_to_vcpu(&self, forwarded: bool) {
-        // SAFETY: `self.as_raw()` is a valid `irq_data`; the flag is one bit of its state word,
-        // which genirq and the flows update under the descriptor lock, held (type invariant).
-        unsafe {
-            if forwarded {
-                bindings::irqd_set_forwarded_to_vcpu(self.as_raw())
-            } else {
-                bindings::irqd_clr_forwarded_to_vcpu(self.as_raw())
-            }
-        }
-    }
-
     /// Creates a reference to a [`LockedIrqData`] from a raw pointer.
     ///
     /// # Safety
@@ -268,34 +297,17 @@ impl LockedIrqData {
     }
 
     /// Returns `irqd` as a [`LockedIrqData`], for code that genirq's rules put under the lock
-    /// but that the types cannot see: the `irq_ack` of a chip whose interrupts only have a flow
-    /// that acks under the lock (`handle_edge_irq()`, `handle_level_irq()`), as the x86 chips
-    /// that apply deferred affinity moves in their ack (`IRQCHIP_MOVE_DEFERRED`) rely on.
+    /// but that the types cannot see (`irq_set_vcpu_affinity()`'s call of the chip callback).
     ///
     /// # Safety
     ///
     /// The current context holds the descriptor lock of `irqd`'s interrupt for `'a`.
-    pub unsafe fn assume_locked<'a>(irqd: &'a IrqData) -> &'a Self {
+    pub(crate) unsafe fn assume_locked<'a>(irqd: &'a IrqData) -> &'a Self {
         // With lockdep, a caller breaking the contract is reported (`lockdep_assert_held()`).
         // SAFETY: `irqd` is valid (type invariant of `IrqData`).
         unsafe { bindings::irq_data_assert_desc_locked(irqd.as_raw()) };
         // SAFETY: As the caller guarantees; `irqd` is valid for `'a`.
         unsafe { Self::from_raw(irqd.as_raw()) }
-    }
-
-    /// Sets the effective affinity (`irq_data_update_effective_affinity`), as a chip's
-    /// `set_affinity` does once the hardware targets `mask`.
-    pub fn update_effective_affinity(&self, mask: &Cpumask) {
-        // SAFETY: `self.0` is valid and `desc->lock` is held (type invariant); `mask` is a valid
-        // cpumask.
-        unsafe { bindings::irq_data_update_effective_affinity(self.as_raw(), mask.as_raw()) }
-    }
-
-    /// Applies a pending affinity change of the interrupt (`irq_move_irq`), as the `ack` of an
-    /// `IRQCHIP_MOVE_DEFERRED` chip does.
-    pub fn move_irq(&self) {
-        // SAFETY: `self.0` is valid and `desc->lock` is held (type invariant).
-        unsafe { bindings::irq_move_irq(self.as_raw()) }
     }
 }
 

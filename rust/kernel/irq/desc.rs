@@ -83,8 +83,10 @@ pub struct DescLockGuard<'a> {
 }
 
 impl DescLockGuard<'_> {
-    /// Returns the top-level [`IrqData`] of the locked descriptor, with the operations that need
-    /// the lock.
+    /// Returns the top-level [`IrqData`] of the locked descriptor, with what any task may do
+    /// under the lock ([`LockedIrqData::set_handler`]); not what belongs to one chip callback
+    /// (the effective affinity, the vCPU-forwarded flag, a deferred move: see
+    /// [`LockedIrqData`]).
     pub fn irq_data(&self) -> &LockedIrqData {
         // SAFETY: The descriptor's `irq_data` is valid and its lock is held (type invariant) for
         // as long as `self` is borrowed.

@@ -63,10 +63,10 @@ unsafe impl Send for ModuleRef {}
 unsafe impl Sync for ModuleRef {}
 
 impl ModuleRef {
-    /// Takes a reference on `module`; `ENODEV` if it is being unloaded.
+    /// Takes a reference on `module` (`kernel::module::try_pin()`); `ENODEV` if it is being
+    /// unloaded (or, where references are not counted, still initialising).
     pub(crate) fn get(module: &'static crate::ThisModule) -> Result<Self> {
-        // SAFETY: `module` is a module's `THIS_MODULE` (a valid module or null).
-        if unsafe { bindings::try_module_get(module.as_ptr()) } {
+        if crate::module::try_pin(module) {
             // INVARIANT: The reference was just taken.
             Ok(Self(module.as_ptr()))
         } else {
@@ -655,10 +655,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         self.clear_masked_by_active(self.virq, self.nr);
         let boxed = self.state().take_boxed(self.virq, self.nr);
         if !boxed.is_empty() {
-            release_after_grace_period(DeferredRelease {
-                boxed,
-                _owner: ModuleRef::get(crate::module::this_module::<T::OwnerModule>()).ok(),
-            });
+            release_after_grace_period::<T::OwnerModule>(boxed);
         }
         let Some(bitmap) = self.parent_allocated.take() else {
             return;
@@ -835,10 +832,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         self.clear_masked_by_active(virq, nr);
         if !boxed.is_empty() {
             // The data's drop is code of `T`'s module: keep it loaded until it ran.
-            release_after_grace_period(DeferredRelease {
-                boxed,
-                _owner: ModuleRef::get(crate::module::this_module::<T::OwnerModule>()).ok(),
-            });
+            release_after_grace_period::<T::OwnerModule>(boxed);
         }
         Ok(())
     }
@@ -936,11 +930,134 @@ impl Drop for DeferredRelease {
     }
 }
 
-/// Releases `d` in a work item (`system_dfl_wq`), so that the caller does not wait for the grace
-/// period; inline if the work item cannot be allocated (the closure is dropped then).
+/// Whether the MSI message of the interrupt can be composed, as far as level `irqd` decides: `true`
+/// unless the interrupt is an MSI (it has an MSI descriptor), `irqd` is the level whose chip
+/// `irq_chip_compose_msi_msg()` uses (the topmost with `irq_compose_msi_msg`), and that chip
+/// wrote nothing.
+///
+/// The MSI domain above activates after this level (`__irq_domain_activate_irq()` activates the
+/// parents first) and then writes what `irq_chip_compose_msi_msg()` composed into its zeroed
+/// buffer to the device, whatever the chip did: a Rust chip whose `compose_msi_msg` fails writes
+/// nothing, so the device would be given a zero address and data. The chip is called as the MSI
+/// domain is about to call it, in the same context, into buffers poisoned with two different
+/// patterns: a chip that wrote neither cannot compose. Composing has no side effects (genirq
+/// composes again at every affinity change).
+///
+/// # Safety
+///
+/// `irqd` is a valid `irq_data` of an interrupt being activated, as genirq passes to `activate`.
+#[cfg(CONFIG_GENERIC_MSI_IRQ)]
+unsafe fn msi_composes(irqd: *mut bindings::irq_data) -> bool {
+    // SAFETY: `irqd` is valid (the caller's contract); `common` is its descriptor's common data.
+    if unsafe { (*(*irqd).common).msi_desc }.is_null() {
+        return true;
+    }
+    // The level `irq_chip_compose_msi_msg()` uses: the topmost whose chip composes.
+    // SAFETY: `irqd` is valid; its interrupt's top-level `irq_data` is its descriptor's.
+    let mut level = unsafe { bindings::irq_get_irq_data((*irqd).irq) };
+    while !level.is_null() {
+        // SAFETY: `level` is a valid level of the interrupt's hierarchy (top-level, or a
+        // `parent_data` of one), whose chip, if any, is a valid `irq_chip`.
+        let compose = unsafe {
+            let chip = (*level).chip;
+            if chip.is_null() {
+                None
+            } else {
+                (*chip).irq_compose_msi_msg
+            }
+        };
+        if let Some(compose) = compose {
+            if level != irqd {
+                return true;
+            }
+            for poison in [0xa5a5_a5a5u32, 0x5a5a_5a5a] {
+                // `bindings::msi_msg` is opaque: storage for two `struct msi_msg` (three 32-bit
+                // words each: level-triggered MSIs compose two), suitably aligned.
+                let mut buf = [0u64; 4];
+                let msg = buf.as_mut_ptr().cast::<bindings::msi_msg>();
+                let (mut lo, mut hi, mut data) = (0u32, 0u32, 0u32);
+                // SAFETY: `msg` points to storage for a `msi_msg`, which the helpers and the
+                // chip write and read; `irqd` is valid and `compose` is its chip's callback,
+                // which genirq calls in this context.
+                unsafe {
+                    bindings::msi_msg_set(msg, poison, poison, poison);
+                    compose(irqd, msg);
+                    bindings::msi_msg_get(msg, &mut lo, &mut hi, &mut data);
+                }
+                if [lo, hi, data] != [poison; 3] {
+                    return true;
+                }
+            }
+            return false;
+        }
+        // SAFETY: As above.
+        level = unsafe { (*level).parent_data };
+    }
+    true
+}
+
+/// Without MSI support nothing composes MSI messages.
+///
+/// # Safety
+///
+/// None: `irqd` is not used.
+#[cfg(not(CONFIG_GENERIC_MSI_IRQ))]
+unsafe fn msi_composes(_irqd: *mut bindings::irq_data) -> bool {
+    true
+}
+
+/// Releases `boxed`, per-interrupt data whose drop is code of module `M`, after an RCU grace
+/// period: in a work item (`system_dfl_wq`) holding a reference on `M`, so that the caller does
+/// not wait for the grace period; inline (waiting) if the work item cannot be allocated (the
+/// closure is dropped then) or `M` cannot be pinned: a module being unloaded (its exit dropping
+/// its domain) is freed once its exit returns, whatever references it holds, so nothing of its
+/// code may be left queued.
 ///
 /// Process context.
-fn release_after_grace_period(d: DeferredRelease) {
+fn release_after_grace_period<M: crate::ModuleMetadata>(boxed: KVec<BoxedData>) {
+    let module = crate::module::this_module::<M>();
+    spawn_release(DeferredRelease {
+        boxed,
+        // Only a live module is pinned for it: one still initialising would otherwise hold a
+        // reference its failed `init` did not leak (and be kept loaded for it).
+        _owner: if module_live(module) {
+            ModuleRef::get(module).ok()
+        } else {
+            None
+        },
+    });
+}
+
+/// Whether `module` is the kernel image or a module that finished its `init` and is not going
+/// away (`MODULE_STATE_LIVE`).
+#[cfg(CONFIG_MODULES)]
+fn module_live(module: &crate::ThisModule) -> bool {
+    let m = module.as_ptr();
+    // SAFETY: A non-null `ThisModule` is its module's `THIS_MODULE`, a valid `struct module` while
+    // its code runs (the caller is its code); the loader writes `state` before and after `init`
+    // and at unload, hence the volatile read.
+    m.is_null()
+        || unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*m).state)) }
+            == bindings::module_state_MODULE_STATE_LIVE
+}
+
+/// Whether `module` is live: without modules, only the kernel image exists.
+#[cfg(not(CONFIG_MODULES))]
+fn module_live(_module: &crate::ThisModule) -> bool {
+    true
+}
+
+/// The work item of [`release_after_grace_period`]: not generic, so that the closure and the work
+/// item's code are the `kernel` crate's, never a module's: the module reference is dropped last
+/// (`DeferredRelease`'s fields), after which the worker runs no code of the module. One
+/// instance, so one lock class for `try_spawn()`'s work item. Inline if `d` holds no module
+/// reference (the module is being unloaded) or the work item cannot be allocated.
+#[inline(never)]
+fn spawn_release(d: DeferredRelease) {
+    if d._owner.is_none() {
+        drop(d);
+        return;
+    }
     // SAFETY: `system_dfl_wq` is a C global, always available.
     let wq = unsafe { crate::workqueue::Queue::from_raw(bindings::system_dfl_wq) };
     let _ = wq.try_spawn(GFP_KERNEL, move || drop(d));
@@ -1646,10 +1763,10 @@ impl<T: DomainOps> Drop for Domain<'_, T> {
 ///     }
 /// }
 ///
-/// # fn test(module: &'static ThisModule) -> Result {
-/// // SPI 200 of the GICv3, edge-triggered (IRQ_TYPE_EDGE_RISING).
-/// let irq = OfIrq::request(
-///     module,
+/// # fn test() -> Result {
+/// // SPI 200 of the GICv3, edge-triggered (IRQ_TYPE_EDGE_RISING), for the handler's code in
+/// // this crate's module.
+/// let irq = OfIrq::request::<crate::LocalModule>(
 ///     c"arm,gic-v3",
 ///     &[0, 200, 1],
 ///     Flags::NO_THREAD,
@@ -1788,21 +1905,22 @@ impl<T: crate::irq::Handler + 'static> OfIrq<T> {
     /// Maps the interrupt of specifier `params` of the first interrupt controller compatible
     /// with `compatible` and requests it with `handler` (`request_irq()`, `flags`, `name`).
     ///
-    /// The object holds a reference on `module`, the module of `handler`'s code: leaked
+    /// The object holds a reference on module `M`, the module of `handler`'s code (the caller's
+    /// `crate::LocalModule`, which `module!` or `kernel::built_in_module!()` defines): leaked
     /// (`mem::forget`), it keeps the interrupt, its handler and the module.
     ///
     /// Process context. Returns `ENODEV` without such a node or domain or for a module being
     /// unloaded, `EBUSY` if the interrupt is already mapped (its owner would lose it on drop),
     /// `EINVAL` if the controller refuses the specifier, `ENOMEM`, or the error of
     /// `request_irq()` or of the initialiser.
-    pub fn request(
-        module: &'static crate::ThisModule,
+    pub fn request<M: crate::ModuleMetadata>(
         compatible: &CStr,
         params: &[u32],
         flags: crate::irq::Flags,
         name: &'static CStr,
         handler: impl PinInit<T, Error> + 'static,
     ) -> Result<Self> {
+        let module = crate::module::this_module::<M>();
         let (reg, mapping, owner) = OfMapping::request(module, compatible, params, |request| {
             // SAFETY: The registration is never forgotten apart from `Self`: it lives in a box
             // owned by `Self`, and if `Self` is forgotten, the box leaks with it, keeping the
@@ -1897,14 +2015,14 @@ impl<T: crate::irq::ThreadedHandler + 'static> OfThreadedIrq<T> {
     /// As [`OfIrq::request`], with a threaded handler (`request_threaded_irq()`).
     ///
     /// Process context. Returns what [`OfIrq::request`] returns.
-    pub fn request(
-        module: &'static crate::ThisModule,
+    pub fn request<M: crate::ModuleMetadata>(
         compatible: &CStr,
         params: &[u32],
         flags: crate::irq::Flags,
         name: &'static CStr,
         handler: impl PinInit<T, Error> + 'static,
     ) -> Result<Self> {
+        let module = crate::module::this_module::<M>();
         let (reg, mapping, owner) = OfMapping::request(module, compatible, params, |request| {
             // SAFETY: As in `OfIrq::request`: the registration lives in a box owned by `Self`,
             // and leaks with it.
@@ -2377,12 +2495,26 @@ impl<T: DomainOps> DomainVtable<T> {
     ) -> c_int {
         // SAFETY: As in `map`.
         let t = unsafe { host::<T>(d) };
+        let raw = irqd;
         // SAFETY: The core passes the valid `irq_data` of this domain's level.
         let irqd = unsafe { crate::irq::IrqData::from_raw(irqd) };
-        from_result(|| {
-            t.activate(irqd, reserve)?;
-            Ok(0)
-        })
+        if T::HAS_ACTIVATE {
+            if let Err(e) = t.activate(irqd, reserve) {
+                return e.to_errno();
+            }
+        }
+        // SAFETY: `raw` is the valid `irq_data` genirq passed, of an interrupt being activated.
+        if unsafe { msi_composes(raw) } {
+            return 0;
+        }
+        crate::pr_err!(
+            "irq {}: its chip cannot compose its MSI message: not activated\n",
+            irqd.irq()
+        );
+        if T::HAS_DEACTIVATE {
+            t.deactivate(irqd);
+        }
+        EINVAL.to_errno()
     }
 
     /// # Safety
@@ -2425,11 +2557,9 @@ impl<T: DomainOps> DomainVtable<T> {
         } else {
             None
         },
-        activate: if T::HAS_ACTIVATE {
-            Some(Self::activate)
-        } else {
-            None
-        },
+        // Always: an MSI whose message this level composes is refused if the chip cannot compose
+        // one, before the MSI domain above writes its buffer to the device (`msi_composes`).
+        activate: Some(Self::activate),
         deactivate: if T::HAS_DEACTIVATE {
             Some(Self::deactivate)
         } else {

@@ -19,10 +19,13 @@
 use crate::{
     cpu::CpuId,
     prelude::*,
-    sync::atomic::{
-        Atomic,
-        Full,
-        Relaxed, //
+    sync::{
+        atomic::{
+            Atomic,
+            Full,
+            Relaxed, //
+        },
+        barrier::smp_mb_after_atomic, //
     }, //
 };
 use core::mem::{
@@ -265,14 +268,20 @@ impl PiDesc {
         true
     }
 
-    /// Clears ON, re-arming notifications (`pi_clear_on`).
+    /// Clears ON, re-arming notifications (`pi_clear_on`), fully ordered against the accesses
+    /// that follow.
     #[inline]
     pub fn clear_on(&self) {
-        // `clear_bit()`, as `pi_clear_on()`: an unordered RMW in the LKMM, but this is x86 code,
-        // and on x86 the `lock and` is a full barrier: the handler's PIR reads after it cannot
-        // pass it (the other half of the store-buffering pair of `test_and_set_on_unless_sn()`),
-        // which C's handler relies on as well.
+        // `clear_bit()`, as `pi_clear_on()`: an unordered RMW in the LKMM.
         self.control.andnot(ON, Relaxed);
+        // The handler's PIR reads after clearing ON and a poster's PIR write then ON read
+        // (`set_pir()` then `test_and_set_on_unless_sn()`) are a store-buffering pair: without a
+        // full barrier on both sides, the handler could miss the bit and the poster still find
+        // ON set, and the vector would wait for an unrelated notification. The poster's side is
+        // the fully ordered `fetch_or()` of `set_pir()`; this is the handler's. On x86 the
+        // `lock and` already is one, which C's handler relies on silently, and this is only a
+        // compiler barrier there: it keeps the ordering stated in the memory model.
+        smp_mb_after_atomic();
     }
 
     /// Returns whether a notification is outstanding (`pi_test_on`).
@@ -310,17 +319,43 @@ impl PiDesc {
     }
 }
 
+/// Returns whether `cpu` is online (`cpu_online()`); it may change right after, unless the caller
+/// keeps it from going offline (interrupts disabled: offlining clears the bit in
+/// `stop_machine()`, which waits for every online CPU).
+pub(crate) fn cpu_online(cpu: CpuId) -> bool {
+    // SAFETY: `__cpu_online_mask` is a valid cpumask for the kernel's lifetime.
+    unsafe { crate::cpumask::Cpumask::from_raw(&raw const bindings::__cpu_online_mask) }.test(cpu)
+}
+
 /// Sends the posted-MSI notification interrupt to `cpu`, as the IOMMU does after a post set ON:
 /// `POSTED_MSI_NOTIFICATION_VECTOR` (NV) to the CPU's APIC ID (NDST).
 ///
-/// Any context. For posting agents that stand in for the IOMMU (tests, samples, benchmarks).
-/// Safe and public on purpose: a notification without posted vectors is one the hardware may
-/// send too (its vectors already taken by a previous notification's final harvest), and the
-/// handler then only reads the PIR, clears ON and EOIs.
-pub fn send_notification(cpu: CpuId) {
-    // SAFETY: Sends a fixed-vector IPI to a valid CPU id; the vector's handler is installed at
-    // boot (`sysvec_posted_msi_notification`).
-    unsafe { bindings::posted_msi_send_notification(cpu.as_u32()) }
+/// Any context but NMI (it disables interrupts for the check and the send). For posting agents
+/// that stand in for the IOMMU (tests, samples, benchmarks). Safe and public on purpose: a
+/// notification without posted vectors is one the hardware may send too (its vectors already
+/// taken by a previous notification's final harvest), and the handler then only reads the PIR,
+/// clears ON and EOIs.
+///
+/// # Errors
+///
+/// `EINVAL` if `cpu` is not online. The APIC ID of a CPU that was never online is `BAD_APICID`,
+/// which x2APIC physical mode reads as a broadcast to every CPU. With interrupts disabled from
+/// the check to the send, `cpu` cannot go offline in between: offlining clears its online bit
+/// in `stop_machine()`, which waits for this CPU. An IPI that reaches it afterwards, once it is
+/// offline, is what C's `apic->send_IPI()` risks too, and harmless: its APIC ID stays valid
+/// (only the physical removal of an offline CPU resets it), and the interrupt stays pending
+/// until the INIT of its next online resets its local APIC, or at worst runs as an empty
+/// notification there.
+pub fn send_notification(cpu: CpuId) -> Result {
+    let _irqs_off = crate::interrupt::local_interrupt_disable();
+    if !cpu_online(cpu) {
+        return Err(EINVAL);
+    }
+    // SAFETY: Sends a fixed-vector IPI to an online CPU, whose APIC ID is valid and stays so
+    // (it cannot go offline while interrupts are disabled here); the vector's handler is
+    // installed at boot (`sysvec_posted_msi_notification`).
+    unsafe { bindings::posted_msi_send_notification(cpu.as_u32()) };
+    Ok(())
 }
 
 /// Returns how many posted-MSI notifications `cpu` has taken: its PMN count in
@@ -380,10 +415,9 @@ pub(crate) fn notification_active() -> bool {
 #[cfg(CONFIG_X86_POSTED_MSI_RUST)]
 #[inline]
 pub unsafe fn ack(irqd: &crate::irq::IrqData) {
-    if irqd.is_move_pending() {
-        // SAFETY: The caller holds the descriptor lock (the function's safety requirements).
-        unsafe { crate::irq::LockedIrqData::assume_locked(irqd) }.move_irq();
-    }
+    // SAFETY: This is the `irq_ack` of the edge flow, which holds the descriptor lock, in the
+    // interrupt's hard IRQ (the function's safety requirements). It tests the pending bit first.
+    unsafe { irqd.move_irq_locked() };
     if !notification_active() {
         apic_eoi();
     }

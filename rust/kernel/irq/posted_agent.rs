@@ -28,6 +28,7 @@ use crate::{
             self,
             Vector, //
         },
+        AckCtx,
         Allocator,
         Chip,
         ChipFlag,
@@ -40,10 +41,10 @@ use crate::{
         Handler,
         IrqData,
         IrqRequest,
-        LockedIrqData,
         MsiAllocInfo,
         Registration,
-        SetAffinity, //
+        SetAffinity,
+        SetAffinityCtx, //
     },
     prelude::*,
     sync::Arc,
@@ -149,19 +150,22 @@ impl Irte {
     fn post(&self) -> Result<Posted> {
         let _irqs_off = local_interrupt_disable();
         let entry = self.lock();
-        let ret = Self::decode(entry).ok_or(ENXIO).map(|(cpu, vector)| {
+        let ret = Self::decode(entry).ok_or(ENXIO).and_then(|(cpu, vector)| {
             let pid = posted::PiDesc::of_cpu(cpu);
             let new = pid.set_pir(vector);
             let notified = pid.test_and_set_on_unless_sn();
             if notified {
-                posted::send_notification(cpu);
+                // Not expected to fail: the entry names online CPUs only (the vector domain
+                // moves the interrupt off a CPU going offline, in `stop_machine()`, which waits
+                // for this CPU while its interrupts are off).
+                posted::send_notification(cpu)?;
             }
-            Posted {
+            Ok(Posted {
                 cpu,
                 vector,
                 new,
                 notified,
-            }
+            })
         });
         self.0.store(entry, Release);
         ret
@@ -182,25 +186,36 @@ pub struct Posted {
 }
 
 /// The posted-MSI chip of the agent: "POSTED-AGENT".
-struct PostedAgentChip;
+///
+/// Without `MOVE_DEFERRED` (the agent of [`PostedDomain::new`]) affinity changes take the path
+/// of VT-d's posted MSIs: the PCI/MSI chip above INTEL-IR-POST is not `IRQCHIP_MOVE_DEFERRED`
+/// (`x86_init_dev_msi_info()` sets it only for a PCI/MSI domain right on the vector domain), so
+/// `irq_set_affinity()` moves the interrupt at once, in the caller's context, through the
+/// remapping chip's `set_affinity` (`intel_ir_set_affinity()`: new vector, IRTE rewrite, cleanup
+/// of the old vector). Only when the vector domain is busy with the cleanup of the previous move
+/// (`-EBUSY`) does genirq defer the move to the next interrupt's `ack`. With `MOVE_DEFERRED`
+/// (for tests of that path alone) every move waits for the next `ack`.
+struct PostedAgentChip<const MOVE_DEFERRED: bool>;
 
 #[vtable]
-impl Chip for PostedAgentChip {
+impl<const MOVE_DEFERRED: bool> Chip for PostedAgentChip<MOVE_DEFERRED> {
     type Data = Irte;
     const NAME: &'static CStr = c"POSTED-AGENT";
-    /// Affinity changes wait for the next interrupt's `ack`, as for the PCI/MSI chip above
-    /// INTEL-IR-POST (`x86_init_dev_msi_info()` sets `IRQCHIP_MOVE_DEFERRED`).
-    const FLAGS: ChipFlags = ChipFlags::of(ChipFlag::MoveDeferred);
+    const FLAGS: ChipFlags = if MOVE_DEFERRED {
+        ChipFlags::of(ChipFlag::MoveDeferred)
+    } else {
+        ChipFlags::empty()
+    };
 
     /// No-ops: the agent's interrupts model MSIs without per-vector masking, which a device
-    /// sends whatever genirq's mask state; `__irq_move_irq()` calls them around a deferred
-    /// affinity change, which the IRTE rewrite makes safe unmasked (see [`Irte`]).
+    /// sends whatever genirq's mask state; `__irq_move_irq()` calls them around a move applied
+    /// at `ack`, which the IRTE rewrite makes safe unmasked (see [`Irte`]).
     fn mask(_irte: &Irte, _irqd: &IrqData) {}
 
     fn unmask(_irte: &Irte, _irqd: &IrqData) {}
 
     /// The posted-MSI `ack`: applies a pending affinity change, no EOI.
-    fn ack(_irte: &Irte, irqd: &IrqData) {
+    fn ack(_irte: &Irte, irqd: &AckCtx<'_>) {
         // The agent's interrupts have the edge flow (`AgentOps::alloc_info`), which calls
         // `irq_ack` with the descriptor lock held in the interrupt's hard IRQ, and nothing else
         // calls it: what the posted-MSI acks require.
@@ -219,7 +234,7 @@ impl Chip for PostedAgentChip {
     /// old vector is cleaned up (`intel_ir_set_affinity()`).
     fn set_affinity(
         irte: &Irte,
-        irqd: &LockedIrqData,
+        irqd: &SetAffinityCtx<'_>,
         mask: &Cpumask,
         force: bool,
     ) -> Result<SetAffinity> {
@@ -261,7 +276,10 @@ unsafe fn irte_of(irqd: &IrqData) -> Option<&Irte> {
 
 /// The operations of [`PostedDomain`]'s domain: one interrupt per allocation, its level's chip
 /// [`PostedAgentChip`] with the interrupt's [`Irte`] as per-interrupt chip data.
-struct AgentOps;
+struct AgentOps {
+    /// The chip is `IRQCHIP_MOVE_DEFERRED`: affinity changes wait for the next `ack`.
+    move_deferred: bool,
+}
 
 #[vtable]
 impl DomainOps for AgentOps {
@@ -277,12 +295,21 @@ impl DomainOps for AgentOps {
             return Err(EINVAL);
         }
         alloc.alloc_parent_info(virq, nr, info)?;
-        let res = alloc.set_info_boxed::<PostedAgentChip>(
-            virq,
-            virq as usize,
-            FlowHandler::Edge,
-            Ok::<_, Error>(Irte::new()),
-        );
+        let res = if self.move_deferred {
+            alloc.set_info_boxed::<PostedAgentChip<true>>(
+                virq,
+                virq as usize,
+                FlowHandler::Edge,
+                Ok::<_, Error>(Irte::new()),
+            )
+        } else {
+            alloc.set_info_boxed::<PostedAgentChip<false>>(
+                virq,
+                virq as usize,
+                FlowHandler::Edge,
+                Ok::<_, Error>(Irte::new()),
+            )
+        };
         if res.is_err() {
             // The vector domain's level is allocated: give it back.
             let _ = alloc.free_parent(virq, nr);
@@ -318,7 +345,9 @@ pub struct PostedDomain {
 }
 
 impl PostedDomain {
-    /// Creates a domain named `name` below the x86 vector domain.
+    /// Creates a domain named `name` below the x86 vector domain, whose interrupts move as VT-d's
+    /// posted MSIs do: `irq_set_affinity()` applies the move at once, in the caller's context
+    /// (see [`PostedIrq::set_affinity`]).
     ///
     /// Process context.
     ///
@@ -326,14 +355,21 @@ impl PostedDomain {
     ///
     /// `ENODEV` without a vector domain, `ENOMEM`, or the error of `irq_domain_instantiate()`.
     pub fn new(name: &CStr) -> Result<Arc<Self>> {
+        Self::new_mode(name, false)
+    }
+
+    /// As [`PostedDomain::new`]; with `move_deferred`, the agent's chip is
+    /// `IRQCHIP_MOVE_DEFERRED`: every affinity change waits for the interrupt's next `ack`.
+    fn new_mode(name: &CStr, move_deferred: bool) -> Result<Arc<Self>> {
         let parent = ForeignDomain::x86_vector().ok_or(ENODEV)?;
-        let domain = Domain::new_hierarchy_on(name, parent, 0, Ok::<_, Error>(AgentOps))?;
+        let ops = AgentOps { move_deferred };
+        let domain = Domain::new_hierarchy_on(name, parent, 0, Ok::<_, Error>(ops))?;
         Ok(Arc::new(Self { domain }, GFP_KERNEL)?)
     }
 
     /// Allocates one interrupt routed to `cpu`; returns it and its `Irte`.
     fn alloc_irq(&self, cpu: CpuId) -> Result<(Allocated, NonNull<Irte>)> {
-        if !cpu_online(cpu) {
+        if !posted::cpu_online(cpu) {
             return Err(EINVAL);
         }
         let mapping = self
@@ -400,8 +436,8 @@ impl Drop for Allocated {
 /// let domain = PostedDomain::new(c"doctest-posted-agent")?;
 /// let cpu = CpuId::from_u32(0).ok_or(EINVAL)?;
 /// let count = try_pin_init!(Count { runs: AtomicU32::new(0) });
-/// let module = kernel::module::this_module::<kernel::module::BuiltIn>();
-/// let irq = PostedIrq::new(module, &domain, cpu, c"doctest-posted-agent", count)?;
+/// // The module of the handler's code: `crate::LocalModule` (here the doctests', built in).
+/// let irq = PostedIrq::new::<crate::LocalModule>(&domain, cpu, c"doctest-posted-agent", count)?;
 /// assert_eq!(irq.target().map(|(c, _)| c), Some(cpu));
 ///
 /// // One MSI: a new PIR bit on CPU 0, and the notification.
@@ -435,12 +471,6 @@ pub struct PostedIrq<T: Handler + 'static> {
 // for a `Handler` (which is `Sync`).
 unsafe impl<T: Handler + 'static> Sync for PostedIrq<T> {}
 
-/// Returns whether `cpu` is online; it may change right after.
-fn cpu_online(cpu: CpuId) -> bool {
-    // SAFETY: `__cpu_online_mask` is a valid cpumask for the kernel's lifetime.
-    unsafe { Cpumask::from_raw(&raw const bindings::__cpu_online_mask) }.test(cpu)
-}
-
 /// Returns the constant cpumask of only `cpu` (`cpumask_of()`).
 fn cpumask_of(cpu: CpuId) -> &'static Cpumask {
     // SAFETY: `cpumask_of()` of a valid CPU id points into a constant table of cpumasks.
@@ -449,8 +479,9 @@ fn cpumask_of(cpu: CpuId) -> &'static Cpumask {
 
 impl<T: Handler + 'static> PostedIrq<T> {
     /// Allocates an interrupt of `domain` routed to `cpu` and requests it (`request_irq()`) with
-    /// `handler` under `name`, for the code of `module` (the caller's `THIS_MODULE`, which stays
-    /// loaded while the interrupt is requested: a leaked `PostedIrq` keeps it).
+    /// `handler` under `name`, for the code of module `M` (the caller's `crate::LocalModule`, which
+    /// `module!` or [`built_in_module!`](crate::built_in_module!) defines; it stays loaded while
+    /// the interrupt is requested: a leaked `PostedIrq` keeps it).
     ///
     /// The interrupt is requested with `IRQF_NOBALANCING`: irqbalance and
     /// `/proc/irq/*/smp_affinity` leave it alone, so only its owner moves it
@@ -466,26 +497,26 @@ impl<T: Handler + 'static> PostedIrq<T> {
     ///
     /// `EINVAL` for an offline `cpu`, `ENOSPC` when `cpu` has no free vector, `ENODEV` for a
     /// module being unloaded, `ENOMEM`, or the error of `request_irq()` or of the initialiser.
-    pub fn new(
-        module: &'static ThisModule,
+    pub fn new<M: crate::ModuleMetadata>(
         domain: &Arc<PostedDomain>,
         cpu: CpuId,
         name: &'static CStr,
         handler: impl PinInit<T, Error> + 'static,
     ) -> Result<Self> {
+        let module = crate::module::this_module::<M>();
         Self::new_flags(module, domain, cpu, name, handler, Flags::NOBALANCING)
     }
 
     /// As [`PostedIrq::new`], but requested without `IRQF_NOBALANCING`: an interrupt balancer
     /// (or a write of `/proc/irq/N/smp_affinity`) may move it, as it may a device's MSI. The
     /// load of the balancer's boot test and benchmark.
-    pub fn new_movable(
-        module: &'static ThisModule,
+    pub fn new_movable<M: crate::ModuleMetadata>(
         domain: &Arc<PostedDomain>,
         cpu: CpuId,
         name: &'static CStr,
         handler: impl PinInit<T, Error> + 'static,
     ) -> Result<Self> {
+        let module = crate::module::this_module::<M>();
         Self::new_flags(module, domain, cpu, name, handler, Flags::TRIGGER_NONE)
     }
 
@@ -559,16 +590,18 @@ impl<T: Handler + 'static> PostedIrq<T> {
         self.irte().post()
     }
 
-    /// Routes the interrupt to `cpu` (`irq_set_affinity()`): at its next interrupt, whose `ack`
-    /// applies the move (`IRQCHIP_MOVE_DEFERRED`, as for real posted MSIs), the vector domain
-    /// picks a vector there and the IRTE follows; [`PostedIrq::target`] tells where it is
-    /// routed now.
+    /// Routes the interrupt to `cpu` (`irq_set_affinity()`), as for VT-d's posted MSIs: at once,
+    /// in the caller's context, the vector domain picks a vector there, the IRTE follows and the
+    /// old vector's cleanup is scheduled; posts already past the IRTE land on the old vector,
+    /// which the cleanup waits for. While the cleanup of the previous move is still pending, the
+    /// vector domain is busy and genirq defers the move to the interrupt's next `ack`.
+    /// [`PostedIrq::target`] tells where it is routed now.
     ///
     /// Process context, or atomic context but NMI.
     ///
     /// # Errors
     ///
-    /// `EINVAL` for an offline `cpu`, or the vector domain's error.
+    /// `EINVAL` for an offline `cpu`, or the vector domain's error (`ENOSPC`).
     pub fn set_affinity(&self, cpu: CpuId) -> Result {
         set_affinity_of(self.alloc.virq, cpu)
     }
@@ -582,16 +615,21 @@ mod c_api {
     use super::*;
 
     /// Creates an agent domain named `name` below the x86 vector domain; returns it as a handle
-    /// for the other functions, or null. Process context.
+    /// for the other functions, or null. Its interrupts move as VT-d's posted MSIs do
+    /// ([`PostedDomain::new`]), or, with `move_deferred`, only at their next `ack`
+    /// (`IRQCHIP_MOVE_DEFERRED`). Process context.
     ///
     /// # Safety
     ///
     /// `name` is a valid C string for the call.
     #[no_mangle]
-    unsafe extern "C" fn posted_msi_agent_create(name: *const c_char) -> *mut c_void {
+    unsafe extern "C" fn posted_msi_agent_create(
+        name: *const c_char,
+        move_deferred: bool,
+    ) -> *mut c_void {
         // SAFETY: `name` is a valid C string (the function's safety requirements).
         let name = unsafe { CStr::from_char_ptr(name) };
-        PostedDomain::new(name).map_or(core::ptr::null_mut(), |d| {
+        PostedDomain::new_mode(name, move_deferred).map_or(core::ptr::null_mut(), |d| {
             Arc::into_raw(d).cast_mut().cast()
         })
     }
@@ -688,8 +726,8 @@ mod c_api {
 
     /// Posts `vector` to `cpu`'s posted-interrupt descriptor as VT-d does, with no interrupt
     /// behind it; `*newly` tells whether the PIR bit was clear. Returns 1 if the post sent the
-    /// notification, 0 if not, `-EINVAL` for a vector outside 32..=255 or an invalid CPU
-    /// (nothing posted). Any context but NMI.
+    /// notification, 0 if not, `-EINVAL` for a vector outside 32..=255 or a CPU that is not
+    /// online (nothing posted). Any context but NMI.
     ///
     /// # Safety
     ///
@@ -703,14 +741,33 @@ mod c_api {
         let (Some(cpu), Ok(vector)) = (CpuId::from_u32(cpu), Vector::new(vector)) else {
             return EINVAL.to_errno();
         };
+        // Interrupts off: `cpu`, found online, stays so until the notification is sent
+        // (offlining it clears its online bit in `stop_machine()`, which waits for this CPU).
         let _irqs_off = local_interrupt_disable();
+        if !posted::cpu_online(cpu) {
+            return EINVAL.to_errno();
+        }
         let pid = posted::PiDesc::of_cpu(cpu);
         // SAFETY: `newly` is valid for writes (the function's safety requirements).
         unsafe { *newly = pid.set_pir(vector) };
         let notified = pid.test_and_set_on_unless_sn();
         if notified {
-            posted::send_notification(cpu);
+            if let Err(e) = posted::send_notification(cpu) {
+                return e.to_errno();
+            }
         }
         c_int::from(notified)
+    }
+
+    /// Sends the posted-MSI notification to `cpu` ([`posted::send_notification`]), whatever its
+    /// descriptor holds. Returns 0, or `-EINVAL` for a CPU that is not online (nothing sent).
+    /// Any context but NMI.
+    #[no_mangle]
+    extern "C" fn posted_msi_agent_notify(cpu: c_uint) -> c_int {
+        let res = CpuId::from_u32(cpu).ok_or(EINVAL);
+        match res.and_then(posted::send_notification) {
+            Ok(()) => 0,
+            Err(e) => e.to_errno(),
+        }
     }
 }

@@ -12,9 +12,9 @@ mod tests {
         error::to_result,
         interrupt::LocalInterruptDisabled,
         irq::{
-            ChainedHandler, ChainedIrqGuard, Chip, ChipFlag, ChipFlags, ChipState, ChipVtable,
-            Domain, DomainOps, Flags, FlowHandler, FwSpec, IrqData, IrqDesc, IrqReturn,
-            LockedIrqData, Mapper, Registration, ThreadedHandler, ThreadedIrqReturn,
+            AckCtx, ChainedHandler, ChainedIrqGuard, Chip, ChipFlag, ChipFlags, ChipState,
+            ChipVtable, Domain, DomainOps, Flags, FlowHandler, FwSpec, IrqData, IrqDesc, IrqReturn,
+            LockedIrqData, Mapper, MsiMsg, Registration, ThreadedHandler, ThreadedIrqReturn,
             ThreadedRegistration, TriggerType,
         },
         prelude::*,
@@ -181,7 +181,7 @@ mod tests {
             record(c.ev(OP_UNMASK));
         }
 
-        fn ack(c: &SoftIrqc, d: &IrqData) {
+        fn ack(c: &SoftIrqc, d: &AckCtx<'_>) {
             c.pending[d.hwirq()].store(0, Relaxed);
             record(c.ev(OP_ACK));
         }
@@ -811,6 +811,163 @@ mod tests {
         drop(reg);
         drop(m);
         assert_eq!(parent.find_mapping(20), None);
+        Ok(())
+    }
+
+    /// A flow that finds the chip data of its interrupt's level gone (as when
+    /// `irq_domain_reset_irq_data()` tears the level down under a flow that already loaded the
+    /// chip) cannot run the level's `eoi`, but still EOIs the parent level, which deactivates the
+    /// line, and counts it (with a warning once).
+    #[test]
+    fn eoi_without_chip_data_reaches_parent() -> Result {
+        let parent = Domain::new_tree(
+            c"rust-soft-gone-parent",
+            NR_LINES,
+            Ok::<_, Error>(HierParent(SoftIrqc::new(4), Atomic::new(0), Atomic::new(0))),
+        )?;
+        let child = Domain::new_hierarchy(
+            c"rust-soft-gone-child",
+            &parent,
+            16,
+            Ok::<_, Error>(HierChild(SoftIrqc::new(5))),
+        )?;
+        let m = child.create_fwspec_mapping(&[5, 4])?;
+        // SAFETY: Dropped at the end of the test, never leaked.
+        let reg = KBox::pin_init(
+            unsafe {
+                Registration::new(
+                    m.request(),
+                    Flags::NO_THREAD,
+                    c"rust-gone",
+                    Ok::<_, Error>(Counter::new()),
+                )
+            },
+            GFP_KERNEL,
+        )?;
+        // SAFETY: `irq_get_irq_data` only looks the number up.
+        let irqd = unsafe { bindings::irq_get_irq_data(m.irq()) };
+        assert!(!irqd.is_null());
+        let gone = crate::irq::chip::data_gone_count();
+        // What `irq_domain_reset_irq_data()` does to the top level's (the child's) `chip_data`,
+        // with the chip still installed: what a flow that loaded the chip before the reset finds.
+        // SAFETY: `irqd` is the valid `irq_data` of the interrupt `m` keeps allocated; nothing
+        // but this test's own injection uses the interrupt until the data is restored below.
+        let saved =
+            unsafe { core::ptr::replace(&raw mut (*irqd).chip_data, core::ptr::null_mut()) };
+        reset_log();
+        let raised = raise(&child, 5);
+        // SAFETY: As above.
+        unsafe { (*irqd).chip_data = saved };
+        raised?;
+        assert_eq!(reg.handler().hits.load(Relaxed), 1);
+        // The child's own EOI (`5 * 16 + OP_EOI`) could not run; the parent's did.
+        assert_eq!(&log()[..], &[HARD, 4 * 16 + OP_EOI]);
+        assert_eq!(crate::irq::chip::data_gone_count(), gone + 1);
+        // With its data back, the level EOIs itself and forwards, as before.
+        reset_log();
+        raise(&child, 5)?;
+        assert_eq!(reg.handler().hits.load(Relaxed), 2);
+        assert_eq!(&log()[..], &[HARD, 5 * 16 + OP_EOI, 4 * 16 + OP_EOI]);
+        assert_eq!(crate::irq::chip::data_gone_count(), gone + 1);
+        drop(reg);
+        drop(m);
+        Ok(())
+    }
+
+    /// A controller whose chip composes the MSI message of its even lines and cannot compose one
+    /// for its odd lines.
+    struct MsiCtrl;
+
+    /// The doorbell address of [`MsiChip`]'s messages.
+    const MSI_DOORBELL: u32 = 0xfee0_1000;
+
+    /// What [`compose`] fills the message buffer with before the chip composes into it.
+    const MSG_POISON: u32 = 0xa5a5_a5a5;
+
+    /// The chip of [`MsiCtrl`].
+    struct MsiChip;
+
+    #[vtable]
+    impl Chip for MsiChip {
+        type Data = MsiCtrl;
+        const NAME: &'static CStr = c"soft-msi";
+
+        fn compose_msi_msg(_c: &MsiCtrl, d: &IrqData) -> Result<MsiMsg> {
+            if d.hwirq() % 2 != 0 {
+                return Err(ENXIO);
+            }
+            Ok(MsiMsg {
+                address_lo: MSI_DOORBELL,
+                address_hi: 0,
+                data: 0x40 + d.hwirq() as u32,
+            })
+        }
+    }
+
+    #[vtable]
+    impl DomainOps for MsiCtrl {
+        fn map(&self, mapper: &Mapper<'_, Self>, _hwirq: usize) -> Result {
+            mapper.set_chip_and_handler::<MsiChip>(FlowHandler::Simple)
+        }
+    }
+
+    /// Composes the MSI message of `virq` as the MSI core does (`irq_chip_compose_msi_msg()`),
+    /// into a buffer poisoned with [`MSG_POISON`] beforehand. Returns what the C function
+    /// returned and what the buffer holds after: address low, address high, data.
+    fn compose(virq: u32) -> (i32, [u32; 3]) {
+        // `bindings::msi_msg` is opaque (`linux/msi.h` is not in the bindings): storage larger
+        // than the three 32-bit words of a `struct msi_msg`, suitably aligned.
+        let mut buf = [0u64; 4];
+        let msg = buf.as_mut_ptr().cast::<bindings::msi_msg>();
+        let (mut lo, mut hi, mut data) = (0u32, 0u32, 0u32);
+        // SAFETY: `msg` points to storage for a `msi_msg`, which the helpers and the chip write
+        // and read as three 32-bit words; `virq` is mapped (the caller holds its mapping), so
+        // `irq_get_irq_data()` returns its valid `irq_data`.
+        let ret = unsafe {
+            bindings::msi_msg_set(msg, MSG_POISON, MSG_POISON, MSG_POISON);
+            let ret = bindings::irq_chip_compose_msi_msg(bindings::irq_get_irq_data(virq), msg);
+            bindings::msi_msg_get(msg, &mut lo, &mut hi, &mut data);
+            ret
+        };
+        (ret, [lo, hi, data])
+    }
+
+    /// A chip that cannot compose an MSI message says so, and the caller's message is left as
+    /// it was: never a zero message for a device to write to.
+    #[test]
+    fn compose_failure_leaves_message_unwritten() -> Result {
+        let domain = Domain::new_linear(c"rust-soft-msi", 4, Ok::<_, Error>(MsiCtrl))?;
+        let composes = domain.create_mapping(2)?;
+        let cannot = domain.create_mapping(3)?;
+        // The chip composes: the message is written.
+        assert_eq!(compose(composes.irq()), (0, [MSI_DOORBELL, 0, 0x42]));
+        // It cannot: the buffer keeps its poison. `irq_chip_compose_msi_msg()` still returns 0,
+        // as the C callback returns nothing.
+        assert_eq!(compose(cannot.irq()), (0, [MSG_POISON; 3]));
+        // As MSIs (an MSI descriptor: a stand-in, which nothing on the activation path of this
+        // domain reads), the one that cannot compose is refused activation, the other activated:
+        // the MSI domain above would write its zeroed buffer to the device otherwise.
+        static STAND_IN: [u64; 32] = [0; 32];
+        // SAFETY: Both interrupts are mapped (their mappings are held) and not requested, so
+        // nothing else activates, deactivates or reads their descriptors' MSI descriptor
+        // meanwhile; it is restored to null before the mappings go.
+        let (activated, refused) = unsafe {
+            let ok = bindings::irq_get_irq_data(composes.irq());
+            let bad = bindings::irq_get_irq_data(cannot.irq());
+            let desc = STAND_IN.as_ptr().cast_mut().cast::<bindings::msi_desc>();
+            (*(*ok).common).msi_desc = desc;
+            (*(*bad).common).msi_desc = desc;
+            let activated = bindings::irq_domain_activate_irq(ok, false);
+            if activated == 0 {
+                bindings::irq_domain_deactivate_irq(ok);
+            }
+            let refused = bindings::irq_domain_activate_irq(bad, false);
+            (*(*ok).common).msi_desc = core::ptr::null_mut();
+            (*(*bad).common).msi_desc = core::ptr::null_mut();
+            (activated, refused)
+        };
+        assert_eq!(activated, 0);
+        assert_eq!(refused, EINVAL.to_errno());
         Ok(())
     }
 

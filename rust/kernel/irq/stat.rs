@@ -4,6 +4,11 @@
 //! per-CPU counts, placement class and effective CPU; each CPU's interrupt time and topology;
 //! and moving an interrupt to a CPU.
 //!
+//! Walking every descriptor and moving interrupts are methods of [`Placer`], a capability only
+//! the kernel's interrupt balancer (`kernel/irq/irq_balance.rs`) holds: no other code retargets
+//! interrupts through this module. The rest (per-CPU figures, topology, the CPU hotplug guard and
+//! offline count, the current task's CPU time) is open to any caller.
+//!
 //! The counts are those of `/proc/interrupts` (`kstat_irqs_cpu()`), read as
 //! `kernel/irq/proc.c` reads them: the descriptor looked up under the RCU read lock (descriptors
 //! are freed after a grace period), its state under its lock. Unlike `/proc/interrupts`, chained
@@ -97,7 +102,7 @@ impl AffinitySig {
     }
 }
 
-/// A requested interrupt as [`next_requested`] found it.
+/// A requested interrupt as [`Placer::next_requested`] found it.
 #[derive(Clone, Copy, Debug)]
 pub struct IrqSnapshot {
     /// The interrupt number (virq).
@@ -111,9 +116,74 @@ pub struct IrqSnapshot {
     /// An affinity change waits for the next interrupt (`irqd_is_setaffinity_pending()`, chips
     /// with `IRQCHIP_MOVE_DEFERRED`): the mask changes then.
     pub move_pending: bool,
-    /// Identifies this descriptor and action, for telling a reused interrupt number from the
-    /// interrupt seen before under it: compared only, never dereferenced.
-    pub ident: usize,
+    /// Which request of the interrupt this is, for telling a number freed and requested again
+    /// from the interrupt seen before under it.
+    pub ident: RequestId,
+}
+
+/// Which request of an interrupt a snapshot saw: the descriptor's `request_seq`, a number from a
+/// 64-bit counter that `__setup_irq()` renews when it installs the first action and
+/// `__free_irq()` when it removes it, and the first action's address, which tells a chained
+/// handler (the static `chained_action`) from a request. Two requests never have the same
+/// identity, even where the descriptor and the action get the addresses of freed ones back. The
+/// default is no request's.
+///
+/// C: [`kernel/irq/manage.c`](srctree/kernel/irq/manage.c) (`irq_new_request_seq()`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RequestId {
+    seq: u64,
+    /// Compared only, never dereferenced.
+    action: usize,
+}
+
+impl RequestId {
+    /// The identity of the locked descriptor `ptr`'s current request.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is a valid descriptor whose lock the caller holds.
+    unsafe fn of(ptr: *mut bindings::irq_desc) -> Self {
+        // SAFETY: As the caller guarantees; both fields change only under the descriptor lock.
+        unsafe {
+            Self {
+                seq: (*ptr).request_seq,
+                action: (*ptr).action as usize,
+            }
+        }
+    }
+}
+
+/// The capability to walk every requested interrupt ([`Placer::next_requested`]) and to move
+/// interrupts ([`Placer::move_to`]): the kernel's interrupt balancer's alone.
+///
+/// Safe code cannot make one: its only constructor, [`Placer::claim`], is `unsafe`, with the
+/// contract that the caller is the in-kernel balancer, and succeeds once for the kernel's
+/// lifetime. Moving an interrupt is no memory-safety hazard (a write of
+/// `/proc/irq/N/smp_affinity` does the same), but what the balancer promises rests on being the
+/// one mover that records what it set: that it never overrides an affinity a user or a driver
+/// chose, and that it tells its own moves from theirs. Any module holding these functions could
+/// break that unseen; a capability no safe code can forge keeps them to the balancer, which
+/// `pub(crate)` cannot do (the balancer is a crate of its own).
+///
+/// # Invariants
+///
+/// At most one `Placer` is ever made, by the kernel's interrupt balancer.
+pub struct Placer(());
+
+impl Placer {
+    /// Claims the capability: `Some` the first time in the kernel's lifetime, `None` after.
+    /// Any context.
+    ///
+    /// # Safety
+    ///
+    /// The caller is the kernel's interrupt balancer (`kernel/irq/irq_balance.rs`), the one
+    /// user of this capability; it claims it once, for the kernel's lifetime.
+    pub unsafe fn claim() -> Option<Self> {
+        static CLAIMED: AtomicBool = AtomicBool::new(false);
+        // INVARIANT: Made at most once (the flag is never cleared), by the balancer (the
+        // caller's contract).
+        (!CLAIMED.swap(true, SeqCst)).then_some(Self(()))
+    }
 }
 
 /// Whether `cpu` is a possible CPU (`cpu_possible()`).
@@ -186,16 +256,60 @@ fn with_requested<R>(
     r
 }
 
-/// Returns the first requested interrupt (one with an action) numbered `from` or above, and
-/// fills `counts[cpu]` with its count on each CPU (`kstat_irqs_cpu()`, the `/proc/interrupts`
-/// columns; 0 for impossible CPUs and past `nr_cpu_ids`). `None` if there is none.
-///
-/// Any context in which the descriptor lock may be taken (not in the interrupt's own flow);
-/// it takes the RCU read lock and each descriptor's lock in turn, for a short while.
-pub fn next_requested(from: u32, counts: &mut [u32]) -> Option<IrqSnapshot> {
-    // SAFETY: No precondition.
-    let nr = unsafe { bindings::irq_get_nr_irqs() };
-    (from..nr).find_map(|irq| with_requested(irq, |guard, ptr| snapshot(irq, guard, ptr, counts)))
+impl Placer {
+    /// Returns the first requested interrupt (one with an action) numbered `from` or above, and
+    /// fills `counts[cpu]` with its count on each CPU (`kstat_irqs_cpu()`, the
+    /// `/proc/interrupts` columns; 0 for impossible CPUs and past `nr_cpu_ids`). `None` if there
+    /// is none.
+    ///
+    /// Any context in which the descriptor lock may be taken (not in the interrupt's own flow);
+    /// it takes the RCU read lock and each descriptor's lock in turn, for a short while:
+    /// `O(nr_cpu_ids)` under one descriptor's lock, `O(nr_irqs)` lookups when few interrupts
+    /// are requested.
+    pub fn next_requested(&self, from: u32, counts: &mut [u32]) -> Option<IrqSnapshot> {
+        // SAFETY: No precondition.
+        let nr = unsafe { bindings::irq_get_nr_irqs() };
+        (from..nr)
+            .find_map(|irq| with_requested(irq, |guard, ptr| snapshot(irq, guard, ptr, counts)))
+    }
+
+    /// Interrupt `irq` as [`Placer::next_requested`] would return it, `None` if it is not
+    /// requested: one lookup, without walking on to the next number. Same context.
+    pub fn requested(&self, irq: u32, counts: &mut [u32]) -> Option<IrqSnapshot> {
+        with_requested(irq, |guard, ptr| snapshot(irq, guard, ptr, counts))
+    }
+
+    /// Moves interrupt `irq` to `cpu` (`irq_set_affinity_locked(cpumask_of(cpu))`, as a write of
+    /// `/proc/irq/N/smp_affinity` does) if it is still the interrupt the caller saw: requested,
+    /// the request `ident`, [`Placement::Movable`], and its affinity `expect`. All of that is
+    /// checked under the descriptor lock that the move is made under, so that a number freed
+    /// and requested again or an affinity set by someone else meanwhile is never overridden.
+    /// The chip may still deliver it elsewhere (the effective affinity says where) or move it
+    /// only at its next interrupt ([`IrqSnapshot::move_pending`]).
+    ///
+    /// Task context. Returns `EBUSY` if the interrupt is no longer the one seen, and the chip's
+    /// errors.
+    pub fn move_to(&self, irq: u32, cpu: CpuId, ident: RequestId, expect: AffinitySig) -> Result {
+        with_requested(irq, |guard, ptr| {
+            let d = guard.irq_data();
+            let raw = d.as_raw();
+            // SAFETY: `ptr` is the valid descriptor `guard` locks.
+            let now = unsafe { RequestId::of(ptr) };
+            // SAFETY: `raw` is the locked descriptor's top-level `irq_data`.
+            if now != ident
+                || unsafe { placement_of(raw) } != Placement::Movable
+                || AffinitySig::of(d.affinity()) != expect
+            {
+                return Err(EBUSY);
+            }
+            // SAFETY: The descriptor lock is held, as `irq_set_affinity_locked()` requires;
+            // `cpumask_of()` returns a static mask for a CPU below `nr_cpu_ids`.
+            to_result(unsafe {
+                bindings::irq_set_affinity_locked(raw, bindings::cpumask_of(cpu.as_u32()), false)
+            })
+        })
+        .unwrap_or(Err(EBUSY))
+    }
 }
 
 /// The snapshot of the locked, requested interrupt `irq` whose descriptor is `ptr`.
@@ -221,48 +335,15 @@ fn snapshot(
             0
         };
     }
-    // SAFETY: The descriptor is locked; `action` is only compared.
-    let action = unsafe { (*ptr).action } as usize;
     IrqSnapshot {
         irq,
         placement,
         effective_cpu,
         affinity: AffinitySig::of(d.affinity()),
         move_pending: d.is_move_pending(),
-        ident: (ptr as usize).rotate_left(16) ^ action,
+        // SAFETY: `ptr` is the valid descriptor `guard` locks.
+        ident: unsafe { RequestId::of(ptr) },
     }
-}
-
-/// Moves interrupt `irq` to `cpu` (`irq_set_affinity_locked(cpumask_of(cpu))`, as a write of
-/// `/proc/irq/N/smp_affinity` does) if it is still the interrupt the caller saw: requested, its
-/// descriptor and action those of `ident`, [`Placement::Movable`], and its affinity `expect`.
-/// All of that is checked under the descriptor lock that the move is made under, so that a
-/// number reused or an affinity set by someone else meanwhile is never overridden. The chip may
-/// still deliver it elsewhere (the effective affinity says where) or move it only at its next
-/// interrupt ([`IrqSnapshot::move_pending`]).
-///
-/// Task context. Returns `EBUSY` if the interrupt is no longer the one seen, and the chip's
-/// errors.
-pub fn move_to(irq: u32, cpu: CpuId, ident: usize, expect: AffinitySig) -> Result {
-    with_requested(irq, |guard, ptr| {
-        let d = guard.irq_data();
-        let raw = d.as_raw();
-        // SAFETY: The descriptor is locked; `action` is only compared.
-        let action = unsafe { (*ptr).action } as usize;
-        // SAFETY: `raw` is the locked descriptor's top-level `irq_data`.
-        if (ptr as usize).rotate_left(16) ^ action != ident
-            || unsafe { placement_of(raw) } != Placement::Movable
-            || AffinitySig::of(d.affinity()) != expect
-        {
-            return Err(EBUSY);
-        }
-        // SAFETY: The descriptor lock is held, as `irq_set_affinity_locked()` requires;
-        // `cpumask_of()` returns a static mask for a CPU below `nr_cpu_ids`.
-        to_result(unsafe {
-            bindings::irq_set_affinity_locked(raw, bindings::cpumask_of(cpu.as_u32()), false)
-        })
-    })
-    .unwrap_or(Err(EBUSY))
 }
 
 /// CPUs taken offline since [`count_cpu_offlines`] was first called.
@@ -332,6 +413,27 @@ impl Drop for CpuHotplugGuard {
         // SAFETY: Taken by `hold_cpu_hotplug()`.
         unsafe { bindings::cpus_read_unlock() };
     }
+}
+
+/// Lets the scheduler run another task here if one is due (`cond_resched()`), between the
+/// steps of a long pass. Task context, no spinlock held; it may sleep.
+pub fn cond_resched() {
+    crate::task::might_sleep();
+    // SAFETY: No precondition beyond the documented context, which `might_sleep()` checks.
+    unsafe { bindings::irq_stat_cond_resched() };
+}
+
+/// The CPU time the current task has run since it started, in nanoseconds
+/// (`task_sched_runtime(current)`, its `sum_exec_runtime` including the slice now running:
+/// what `/proc/PID/schedstat` and, in clock ticks, `/proc/PID/stat`'s utime+stime add up to).
+/// With `CONFIG_IRQ_TIME_ACCOUNTING`, interrupt time spent on the task's CPU is not in it. The
+/// difference of two readings in one work item is that item's CPU time between them.
+///
+/// Task context.
+pub fn current_cpu_time_ns() -> u64 {
+    // SAFETY: `current` is valid in task context; the helper only reads its runtime, under its
+    // runqueue's lock.
+    unsafe { bindings::irq_stat_current_runtime_ns() }
 }
 
 /// The time `cpu` spent in hard interrupt handlers since boot, in nanoseconds (the "irq" column
