@@ -41,7 +41,7 @@ KUNIT = cd $(TREE) && python3 tools/testing/kunit/kunit.py
 KUNIT_MAKE_OPTS := $(foreach v,$(KMAKE_VARS),--make_options $(v)) \
 	--make_options CC=$(KCC) --make_options HOSTCC=$(KCC)
 
-.PHONY: help deps tree build config configcheck test kunit boot compile-fail bench kasan soak run clippy fmt fmtcheck doc series checkpatch build-each clean distclean kmake
+.PHONY: help deps tree build config configcheck test kunit boot compile-fail bench kasan soak workload run clippy fmt fmtcheck doc series checkpatch build-each clean distclean kmake
 
 help:
 	@echo "make deps       install toolchain, QEMU 10 and bindgen (idempotent)"
@@ -52,6 +52,8 @@ help:
 	@echo "make run        boot into a busybox shell ([ARCH=arm64])"
 	@echo "make bench      posted-MSI, IPI storm, GICv3 and interrupt balancer benchmarks"
 	@echo "make kasan      the x86_64 tests on a KASAN kernel ([ARCH=arm64]: the arm64 ones)"
+	@echo "make workload   Debian's fio, iperf3, stress-ng, irqbalance on NVMe, virtio, AHCI, CPU"
+	@echo "                hotplug, Rust vs C ([ARCH=...]; WL_SECS, WL_IOS, WL_WAYS, WL_TIMEOUT)"
 	@echo "make soak       the posted-MSI soak: 1,000,000 MSIs, 10 CPU hotplug cycles, x86_64"
 	@echo "make clippy | fmt | fmtcheck | doc | series | checkpatch | build-each | clean | distclean"
 
@@ -69,6 +71,8 @@ tree:
 KUNITCONFIGS = extra=; [ ! -f $(TOP)/tests/kunit/$$t.target.kunitconfig ] || \
 		extra=--kunitconfig=$(TOP)/tests/kunit/$$t.target.kunitconfig; \
 	case $$t in *-bench) ;; *) extra="$$extra --kunitconfig=$(TOP)/tests/kunit/debug.kunitconfig";; esac; \
+	case $$t in *-workload) extra="$$extra --kunitconfig=$(TOP)/tests/kunit/workload.kunitconfig";; \
+		*) extra="$$extra --kunitconfig=$(TOP)/tests/kunit/noblock.kunitconfig";; esac; \
 	kconfigs="--kunitconfig=$(TOP)/tests/kunit/common.kunitconfig \
 		--kunitconfig=$(TOP)/tests/kunit/$$a.kunitconfig $$extra"
 
@@ -146,6 +150,14 @@ kasan: build
 soak: ARCHES := x86_64
 soak: build
 	@bash tests/soak.sh
+
+# Real workloads (tests/workload/run.sh): the workload kernels (build/out/ARCH-workload, the test
+# kernel plus the block layer, NVMe, virtio-blk/net, IPv4 and namespaces: workload.kunitconfig)
+# running Debian 12's own fio, iperf3, stress-ng and irqbalance from an initramfs. Not part of
+# `make test` (two more kernels: see the README's time budget).
+workload: ARCHES := $(if $(ARCH),$(ARCH)-workload,x86_64-workload arm64-workload)
+workload: build
+	@bash tests/workload/run.sh $(ARCHES)
 
 run: ARCHES := $(if $(ARCH),$(ARCH),x86_64)
 run: build

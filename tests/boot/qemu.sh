@@ -2,7 +2,8 @@
 # Boot the kernel built for TARGET (an ARCH, or ARCH-VARIANT built in build/out/ARCH-VARIANT) in
 # QEMU with the test initramfs, on the machine of tests/qemu/$MACHINE.args (MACHINE defaults to
 # the ARCH; the boot test also uses arm64-itsoff, the arm64 machine without the GIC's ITS). Extra
-# kernel command-line words come from $APPEND; extra QEMU arguments follow TARGET.
+# kernel command-line words come from $APPEND; extra QEMU arguments follow TARGET. $INITRD
+# replaces the busybox initramfs.
 # Usage: tests/boot/qemu.sh TARGET [QEMU-ARGS...]
 set -euo pipefail
 
@@ -19,8 +20,9 @@ arm64) qemu=qemu-system-aarch64 kernel=arch/arm64/boot/Image.gz console=ttyAMA0 
 *) echo "qemu.sh: unknown ARCH $arch" >&2; exit 1 ;;
 esac
 
-initrd=$out/$target/initramfs.cpio
-bash "$top/tests/boot/mkinitramfs.sh" "$arch" "$initrd"
+# $INITRD: an initramfs built elsewhere (the workload's, tests/workload/mkroot.sh).
+initrd=${INITRD:-$out/$target/initramfs.cpio}
+[ -n "${INITRD:-}" ] || bash "$top/tests/boot/mkinitramfs.sh" "$arch" "$initrd"
 mapfile -t machine < <(grep -v '^$' "$top/tests/qemu/$mname.args")
 exec "/usr/bin/$qemu" "${machine[@]}" -nographic -no-reboot -nodefaults -serial mon:stdio \
 	-kernel "$out/$target/$kernel" -initrd "$initrd" \
