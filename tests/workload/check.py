@@ -4,8 +4,10 @@
 figures of several.
 
 Usage:
-  check.py check WAY LOG RESULT.json   pass/fail of one boot (exit status 1 on a failure); its
-                                       figures are written to RESULT.json
+  check.py check WAY LOG RESULT.json MODE ARCH
+                                       pass/fail of one boot (exit status 1 on a failure) of MODE
+                                       (full, icount, nested) on ARCH; its figures are written to
+                                       RESULT.json
   check.py table RESULT.json...        the table `make workload` prints (Rust/C where a C way ran)
 
 A full boot passes when: the guest finished; no kernel splat (tests/check-splats.py); no I/O
@@ -21,107 +23,149 @@ import subprocess
 import sys
 
 # The kernel's reports of failed or stalled I/O and of stuck tasks and interrupts: the block
-# layer's I/O errors, NVMe's command timeouts and resets, libata's exceptions and link resets,
-# the hung-task detector, and the spurious-interrupt detector.
-KERNEL_BAD = re.compile(r"(I/O error|timeout, (aborting|reset)|QID \d+ timeout|resetting controller"
-                        r"|exception Emask|failed command|hard resetting link|blocked for more than"
-                        r"|hung_task|nobody cared|Disabling IRQ #|\btimed out\b)")
+# layer's errors ("I/O error, dev", "timeout error, dev", ...), NVMe's timeouts, aborts and resets,
+# libata's and SCSI's exceptions, timeouts and link resets, the GICv3 ITS's and redistributors'
+# timeouts, VT-d's interrupt-remapping faults, spurious x86 interrupts, the hung-task detector,
+# and the spurious-interrupt detector.
+KERNEL_BAD = re.compile(
+    r"(\berror, dev \S+, sector|Buffer I/O error|I/O error"
+    r"|timeout, (aborting|reset|completion polled)|QID \d+ timeout|controller is down"
+    r"|Disabling device after reset failure|Abort status"
+    r"|exception Emask|failed command|hard resetting link|qc timeout|COMRESET failed"
+    r"|softreset failed|timing out command"
+    r"|ITS queue timeout|RWP timeout|INTR-REMAP|Spurious interrupt \(vector|Spurious LAPIC"
+    r"|unexpected IRQ trap|No irq handler for|Spurious .* percpu IRQ"
+    r"|blocked for more than|blocked in I/O wait|hung_task|nobody cared|Disabling IRQ #"
+    r"|\btimed out\b)")
+# TCG's vCPUs lag one another: the clocksource watchdog's remote read is no I/O timeout.
+KERNEL_OK = re.compile(r"clocksource: Watchdog remote CPU \d+ read timed out|Kernel command line"
+                       r"|Command line:")
 
 
 def irq_table(lines):
-    """/proc/interrupts lines -> {irq: (name, chip, total)} for the numbered rows."""
+    """/proc/interrupts lines -> {irq: (name, chip, {cpu: count})} for the numbered rows. Only
+    online CPUs have a column: the header names them."""
     rows = {}
-    ncpu = None
+    cpus = None
     for l in lines:
-        if ncpu is None:
-            ncpu = len(l.split())
+        if cpus is None:
+            if "CPU" in l:
+                cpus = [int(x[3:]) for x in l.split() if re.fullmatch(r"CPU\d+", x)]
             continue
         m = re.match(r"\s*(\d+):\s+(.*)", l)
         if not m:
             continue
         f = m.group(2).split()
-        counts = [int(x) for x in f[:ncpu] if x.isdigit()]
+        counts = []
+        for x in f[:len(cpus)]:
+            if not x.isdigit():
+                break
+            counts.append(int(x))
         rest = f[len(counts):]
         # The action name is everything after the trigger ("Level", "Edge", "2-edge", ...).
         t = max([k for k, x in enumerate(rest) if re.search(r"(?i)(level|edge|fasteoi)$", x)],
                 default=len(rest) - 2)
-        rows[int(m.group(1))] = (" ".join(rest[t + 1:]), " ".join(rest[:t + 1]), counts)
+        rows[int(m.group(1))] = (" ".join(rest[t + 1:]), " ".join(rest[:t + 1]),
+                                 dict(zip(cpus, counts)))
     return rows
 
 
+def delta(a, b, irq):
+    """Per-CPU increase of IRQ between snapshots A and B (a CPU absent from one counts 0 there)."""
+    pa = a[irq][2] if irq in a else {}
+    pb = b[irq][2] if irq in b else {}
+    return {c: pb.get(c, 0) - pa.get(c, 0) for c in set(pa) | set(pb)}
+
+
+def kv(words):
+    return dict(x.split("=", 1) for x in words if "=" in x)
+
+
 def parse(log):
-    text = open(log, errors="replace").read()
-    lines = text.splitlines()
-    d = {"snap": {}, "stat": {}, "fio": {}, "fiojson": {}, "iperf3": {}, "stderr": {},
-         "done": False, "kernel_bad": []}
+    lines = open(log, errors="replace").read().splitlines()
+    d = {"snap": {}, "stat": {}, "fio": {}, "fiojson": {}, "iperf3": {}, "stderr": [],
+         "done": False, "kernel_bad": [], "lines": {}, "nested": []}
     i = 0
     while i < len(lines):
         l = lines[i]
         at = l.find("@@@ ")
-        s = l[at + 4:] if at >= 0 else None
-        if s is None:
-            if KERNEL_BAD.search(l) and "@@@" not in l:
+        if at < 0:
+            if KERNEL_BAD.search(l) and not KERNEL_OK.search(l):
                 d["kernel_bad"].append(l.strip())
             i += 1
             continue
-        w = s.split()
-        if w[:2] == ["irq-snapshot", "begin"]:
-            name, body = w[2], []
-            i += 1
-            while i < len(lines) and "@@@ irq-snapshot end" not in lines[i]:
-                body.append(lines[i])
+        w = l[at + 4:].split() or [""]
+        try:
+            if w[:2] == ["irq-snapshot", "begin"]:
+                name, body = w[2], []
                 i += 1
-            d["snap"][name] = irq_table(body)
-        elif w[:2] == ["fio-json", "begin"]:
-            name, body = w[2], []
-            i += 1
-            while i < len(lines) and "@@@ fio-json end" not in lines[i]:
-                body.append(lines[i])
+                while i < len(lines) and "@@@ irq-snapshot end" not in lines[i]:
+                    body.append(lines[i])
+                    i += 1
+                d["snap"][name] = irq_table(body)
+            elif w[:2] == ["fio-json", "begin"]:
+                name, body = w[2], []
                 i += 1
-            js = "\n".join(body)
-            js = js[js.find("{"):] if "{" in js else ""
-            try:
-                d["fiojson"][name] = json.loads(js)
-            except ValueError:
-                d["fiojson"][name] = None
-        elif w[0] == "stat":
-            vals = [int(x) for x in w[3:w.index("uptime")]]
-            d["stat"][w[1]] = (vals, float(w[w.index("uptime") + 1]))
-        elif w[0] == "fio":
-            d["fio"][w[1]] = int(w[2].split("=")[1])
-        elif w[0] == "fio-stderr":
-            d["stderr"].setdefault("fio", []).append(" ".join(w[1:]))
-        elif w[0] == "iperf3":
-            kv = dict(x.split("=", 1) for x in w[2:] if "=" in x)
-            d["iperf3"][w[1]] = kv
-        elif w[0] in ("hotplug", "affinity", "moves", "net", "stress-ng"):
-            d[w[0] if w[0] != "net" else "net"] = dict(x.split("=", 1) for x in w[1:] if "=" in x)
-        elif w[0] in ("l2", "l2-qemu", "kvm", "irq-debugfs"):
-            d.setdefault("nested", []).append(w)
-        elif w[:2] == ["wl", "begin"]:
-            d["begin"] = dict(x.split("=", 1) for x in w[2:] if "=" in x)
-        elif w[:2] == ["wl", "done"]:
-            d["done"] = True
+                while i < len(lines) and "@@@ fio-json end" not in lines[i]:
+                    body.append(lines[i])
+                    i += 1
+                js = "\n".join(body)
+                try:
+                    j = json.loads(js[js.find("{"):]) if "{" in js else None
+                except ValueError:
+                    j = None
+                d["fiojson"].setdefault(name, []).append(j)
+            elif w[0] == "stat":
+                u = w.index("uptime")
+                d["stat"][w[1]] = ([int(x) for x in w[3:u]], float(w[u + 1]))
+            elif w[0] == "fio":
+                d["fio"][w[1]] = kv(w[2:])
+            elif w[0] == "fio-stderr":
+                d["stderr"].append(" ".join(w[1:]))
+            elif w[0] == "iperf3":
+                d["iperf3"][w[1]] = kv(w[2:])
+            elif w[0] in ("hotplug", "affinity", "moves", "net", "stress-ng", "irqbalance"):
+                d["lines"][w[0]] = kv(w[1:])
+            elif w[:2] == ["cpus", "online"]:
+                d["lines"]["cpus"] = w[2] if len(w) > 2 else ""
+            elif w[0] in ("l2", "l2-qemu", "kvm", "irq-debugfs"):
+                d["nested"].append(w)
+            elif w[:2] == ["wl", "begin"]:
+                d["begin"] = kv(w[2:])
+            elif w[:2] == ["wl", "done"]:
+                d["done"] = True
+            elif w[0] == "l2-console" and (KERNEL_BAD.search(l) and not KERNEL_OK.search(l)):
+                d["kernel_bad"].append(l.strip())
+        except (ValueError, IndexError):
+            d.setdefault("garbled", []).append(l.strip())
         i += 1
     return d
 
 
-DISK_ROWS = {"nvme0n1": re.compile(r"^nvme0q[1-9]"), "vda": None, "sda": re.compile(r"ahci")}
+def disk_rows(disk, snap):
+    """The interrupt rows of DISK's I/O queues in a snapshot."""
+    out = []
+    for irq, (name, chip, counts) in snap.items():
+        if disk == "nvme0n1" and re.fullmatch(r"nvme0q[1-9]\d*", name):
+            out.append(irq)
+        elif disk == "sda" and name.startswith("ahci"):
+            out.append(irq)
+        elif disk == "vda" and re.fullmatch(r"virtio\d+-req\.\d+", name):
+            out.append(irq)
+    return out
 
 
-def fio_ios(j):
-    job = j["jobs"][0]
-    return sum(job[k]["total_ios"] for k in ("read", "write")), job
+# What each machine carries (tests/workload/run.sh): disks and their I/O-queue interrupt rows
+# (one per CPU on the 4-CPU machine, one on the icount machine), two NICs.
+EXPECT = {"x86_64": ["vda", "nvme0n1", "sda"], "arm64": ["vda", "nvme0n1"]}
+CHIP = {"x86_64": "IR-PCI-MSI", "arm64": "ITS-PCI-MSI"}
 
 
-def check(way, log, result):
+def check(way, log, result, mode, arch):
     d = parse(log)
     fails = []
-    res = {"way": way, "log": os.path.basename(log)}
+    res = {"way": way, "log": os.path.basename(log), "mode": mode, "arch": arch}
     begin = d.get("begin", {})
-    mode = begin.get("mode", "?")
-    res["mode"] = mode
-    res["arch"] = begin.get("arch", "?")
     if not d["done"]:
         fails.append("the guest did not finish (no '@@@ wl done')")
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -130,97 +174,75 @@ def check(way, log, result):
     print(r.stdout, end="")
     if r.returncode:
         fails.append("kernel splat")
-    # TCG's vCPUs lag one another: the clocksource watchdog's "read timed out" is no I/O timeout.
-    bad = [l for l in d["kernel_bad"] if "clocksource" not in l and "wl." not in l]
-    if bad:
-        fails.append(f"{len(bad)} kernel log line(s) of I/O errors, timeouts or hung tasks: {bad[:3]}")
-    disks = [x for x in begin.get("disks", "").split(",") if x] if mode != "nested" else []
+    if d["kernel_bad"]:
+        fails.append(f"{len(d['kernel_bad'])} kernel log line(s) of I/O errors, timeouts, "
+                     f"interrupt faults or hung tasks: {d['kernel_bad'][:3]}")
+    if d.get("garbled"):
+        fails.append(f"unreadable report lines: {d['garbled'][:3]}")
+    bad_err = [l for l in d["stderr"] if re.search(r"verify|hasn't exited|forceful|err=|error", l)]
+    if bad_err:
+        fails.append(f"fio reported: {bad_err[:3]}")
+    disks = EXPECT.get(arch, []) if mode in ("full", "icount") else []
+    seen = [x for x in begin.get("disks", "").split(",") if x]
+    if mode != "nested" and sorted(seen) != sorted(disks):
+        fails.append(f"disks in the guest {seen}, expected {disks}")
     res["disks"] = {}
+    nq = int(begin.get("cpus", "0"))
     for disk in disks:
-        j = d["fiojson"].get(disk)
-        rc = d["fio"].get(disk)
-        if rc != 0 or not j:
-            fails.append(f"fio on {disk}: rc={rc}, json {'ok' if j else 'missing'}")
+        js = [j for j in d["fiojson"].get(disk, []) if j]
+        f = d["fio"].get(disk, {})
+        if f.get("rc") != "0" or not js or len(js) != len(d["fiojson"].get(disk, [])):
+            fails.append(f"fio on {disk}: {f or 'no report'}, {len(js)} readable result(s)")
             continue
-        ios, job = fio_ios(j)
-        if job.get("error"):
-            fails.append(f"fio on {disk}: error {job['error']} (verification included)")
-        fig = {"ios": ios,
-               "iops": job["read"]["iops"] + job["write"]["iops"],
-               "mbs": (job["read"]["bw_bytes"] + job["write"]["bw_bytes"]) / 1e6}
+        jobs = [j["jobs"][0] for j in js]
+        if any(job.get("error") for job in jobs):
+            fails.append(f"fio on {disk}: error {[job.get('error') for job in jobs]} "
+                         f"(verification included)")
+        ios = sum(job[k]["total_ios"] for job in jobs for k in ("read", "write"))
+        nbytes = sum(job[k]["io_bytes"] for job in jobs for k in ("read", "write"))
+        secs = float(f.get("secs", 0)) or sum(job["elapsed"] for job in jobs) or 1
+        fig = {"ios": ios, "passes": len(jobs), "iops": ios / secs, "mbs": nbytes / secs / 1e6}
+        if mode == "icount" and ios != int(begin.get("ios", ios)):
+            fails.append(f"{disk}: {ios} I/Os, asked for {begin.get('ios')}")
         pre, post = ("start", "end") if mode == "full" else (f"icount-{disk}-before",
                                                               f"icount-{disk}-after")
         a, b = d["snap"].get(pre, {}), d["snap"].get(post, {})
         irqs, chips, dead = 0, set(), []
-        dev_rows = disk_rows(disk, b)
-        for irq in dev_rows:
-            name, chip, counts = b[irq]
-            before = sum(a[irq][2]) if irq in a else 0
-            delta = sum(counts) - before
-            irqs += delta
-            chips.add(chip.split()[0] if chip else "?")
-            if delta <= 0 and mode == "full":
-                dead.append(name)
-        if not dev_rows:
-            fails.append(f"{disk}: no interrupt row in /proc/interrupts")
+        rows = disk_rows(disk, b)
+        for irq in rows:
+            dl = sum(delta(a, b, irq).values())
+            irqs += dl
+            chips.add(b[irq][1].split()[0] if b[irq][1] else "?")
+            if dl <= 0 and mode == "full":
+                dead.append(b[irq][0])
+        want = 1 if disk == "sda" else (nq if mode == "full" else 1)
+        if len(rows) < want:
+            fails.append(f"{disk}: {len(rows)} I/O-queue interrupt row(s), expected {want}")
         if dead:
             fails.append(f"{disk}: interrupt rows that did not rise: {dead}")
+        if any(not c.startswith(CHIP.get(arch, "")) for c in chips):
+            fails.append(f"{disk}: interrupt chips {sorted(chips)}, expected {CHIP.get(arch)}*")
         fig["irqs_per_io"] = irqs / ios if ios else 0
         fig["chips"] = sorted(chips)
-        fig["rows"] = len(dev_rows)
+        fig["rows"] = len(rows)
         if mode == "icount":
             sa, sb = d["stat"].get(pre), d["stat"].get(post)
             if not sa or not sb:
                 fails.append(f"{disk}: no /proc/stat around the icount run")
-            else:
+            elif ios:
                 # Under -icount shift=0 one guest instruction is one virtual nanosecond; on one
                 # vCPU the instructions are the time that CPU was not idle (idle and iowait are
-                # /proc/stat's 4th and 5th fields, in USER_HZ = 100 ticks).
-                busy_ns = (sb[1] - sa[1]) * 1e9 - ((sb[0][3] + sb[0][4]) - (sa[0][3] + sa[0][4])) * 1e7
-                fig["insn_per_io"] = busy_ns / ios if ios else 0
+                # /proc/stat's 4th and 5th fields, in USER_HZ = 100 ticks). Both readings are
+                # 10 ms coarse: the figure is +- 20 ms / I/Os.
+                busy_ns = (sb[1] - sa[1]) * 1e9 - ((sb[0][3] + sb[0][4]) -
+                                                   (sa[0][3] + sa[0][4])) * 1e7
+                fig["insn_per_io"] = busy_ns / ios
+                fig["insn_per_io_err"] = 2e7 / ios
         res["disks"][disk] = fig
     if mode == "full":
-        for way_ in ("forward", "reverse"):
-            kv = d["iperf3"].get(way_)
-            if not kv or kv.get("rc") != "0" or kv.get("gbps") in (None, "none"):
-                fails.append(f"iperf3 {way_} did not complete: {kv}")
-            else:
-                res.setdefault("iperf3", {})[way_] = float(kv["gbps"])
-        b = d["snap"].get("end", {})
-        a = d["snap"].get("start", {})
-        net = [i for i, (n, c, _) in b.items() if re.search(r"virtio\d+-input", n)]
-        if not net:
-            fails.append("virtio-net: no input-queue interrupt row")
-        for i in net:
-            if sum(b[i][2]) - (sum(a[i][2]) if i in a else 0) <= 0:
-                fails.append(f"virtio-net {b[i][0]}: interrupt row did not rise")
-        if begin.get("balance", "none") == "none" or "hotplug" in d:
-            hp = d.get("hotplug")
-            if hp is None:
-                fails.append("no CPU hotplug report")
-            elif hp.get("fail") != "0" or int(hp.get("ok", 0)) < 2:
-                fails.append(f"CPU hotplug: {hp}")
-            else:
-                res["hotplug_ok"] = int(hp["ok"])
-        if "affinity" in d:
-            res["affinity"] = d["affinity"]
-        if "moves" in d:
-            secs = int(d["moves"].get("samples", 1))
-            res["moves_per_min"] = int(d["moves"]["moves"]) * 60 / max(secs, 1)
-            # The spread of the device interrupts over the CPUs: the busiest CPU's share over the
-            # mean share (1.0 is even).
-            per = None
-            for i, (n, c, counts) in b.items():
-                if not re.search(r"virtio|nvme|ahci", n):
-                    continue
-                prev = a[i][2] if i in a else [0] * len(counts)
-                dl = [x - y for x, y in zip(counts, prev)]
-                per = dl if per is None else [x + y for x, y in zip(per, dl)]
-            if per and sum(per):
-                res["spread_max_over_mean"] = max(per) / (sum(per) / len(per))
-                res["per_cpu"] = per
+        full_checks(d, fails, res, begin)
     if mode == "nested":
-        nested_check(d, fails, res)
+        nested_check(d, fails, res, log[:-len(".log")] + ".trace")
     res["pass"] = not fails
     res["fails"] = fails
     json.dump(res, open(result, "w"), indent=1)
@@ -230,57 +252,128 @@ def check(way, log, result):
     return 0 if not fails else 1
 
 
-def nested_check(d, fails, res):
+def full_checks(d, fails, res, begin):
+    """Network, stress, CPU hotplug, affinity and balancing reports of a full boot."""
+    L = d["lines"]
+    if L.get("net", {}).get("rc") != "0":
+        fails.append(f"network namespaces not set up: {L.get('net')}")
+    for w in ("forward", "reverse"):
+        x = d["iperf3"].get(w, {})
+        try:
+            mb = float(x.get("mbps", "none"))
+        except ValueError:
+            mb = 0
+        if x.get("rc") != "0" or mb <= 0:
+            fails.append(f"iperf3 {w} did not complete: {x}")
+        else:
+            res.setdefault("iperf3_mbps", {})[w] = mb
+    a, b = d["snap"].get("start", {}), d["snap"].get("end", {})
+    net = [i for i, (n, c, _) in b.items() if re.fullmatch(r"virtio\d+-input\.\d+", n)]
+    if len(net) < 2:
+        fails.append(f"virtio-net: {len(net)} input-queue interrupt rows, expected 2")
+    for i in net:
+        if sum(delta(a, b, i).values()) <= 0:
+            fails.append(f"virtio-net {b[i][0]}: interrupt row did not rise")
+    if L.get("stress-ng", {}).get("rc") != "0":
+        fails.append(f"stress-ng: {L.get('stress-ng')}")
+    ncpu = int(begin.get("cpus", "0"))
+    if L.get("cpus") != f"0-{ncpu - 1}":
+        fails.append(f"CPUs online at the end: {L.get('cpus')}, expected 0-{ncpu - 1}")
+    bal = begin.get("balance", "none")
+    if begin.get("hotplug", "1") == "1":
+        hp = L.get("hotplug")
+        if hp is None:
+            fails.append("no CPU hotplug report")
+        elif hp.get("fail") != "0" or int(hp.get("ok", 0)) < 2:
+            fails.append(f"CPU hotplug: {hp}")
+        else:
+            res["hotplug_ok"] = int(hp["ok"])
+    if bal == "none":
+        af = L.get("affinity")
+        if af is None or int(af.get("ok", 0)) == 0:
+            fails.append(f"no interrupt moved through smp_affinity: {af}")
+        else:
+            res["affinity"] = af
+    else:
+        if bal == "daemon" and L.get("irqbalance", {}).get("alive") != "1":
+            fails.append("the irqbalance daemon was not running at the end")
+        mv = L.get("moves")
+        if mv is None:
+            fails.append("no report of interrupt moves")
+        else:
+            res["moves_per_min"] = int(mv["moves"]) * 60 / max(float(mv.get("secs", 1)), 1)
+        # The spread of the device interrupts over the CPUs: the busiest CPU's count over the
+        # mean (1.0 is even). Managed queue interrupts count too: no balancer moves them, so the
+        # figure compares the balancers on the same base.
+        per = {}
+        for i, (n, c, counts) in b.items():
+            if re.search(r"virtio|nvme|ahci", n):
+                for cpu, x in delta(a, b, i).items():
+                    per[cpu] = per.get(cpu, 0) + x
+        if per and sum(per.values()):
+            v = [per[c] for c in sorted(per)]
+            res["per_cpu"] = v
+            res["spread_max_over_mean"] = max(v) / (sum(v) / len(v))
+
+
+def nested_check(d, fails, res, trace):
     """The nested guest: KVM present, L2 up on 2 CPUs and done, its timer and IPIs rising, QEMU
-    exited 0, and the host's virtual-timer interrupt seen forwarded to the vCPU."""
-    ws = d.get("nested", [])
+    exited 0; on the host (L1) the virtual timer's interrupt (INTID 27, forwarded to the vCPU)
+    rising, its priority dropped (ICC_EOIR1) and never deactivated (ICC_DIR): the guest
+    deactivates it through its list register."""
+    ws = d["nested"]
     if ["kvm", "present"] not in ws:
         fails.append("/dev/kvm absent in the workload guest")
     up = [w for w in ws if w[:2] == ["l2", "up"]]
-    if not up or up[0][2] != "cpus=0-1":
+    if not up or up[0][2:] != ["cpus=0-1"]:
         fails.append(f"the nested guest did not come up on 2 CPUs: {up}")
     if ["l2", "done"] not in ws:
         fails.append("the nested guest did not finish")
     cnt = {}
     for w in ws:
-        if w[:2] == ["l2", "before"] or w[:2] == ["l2", "after"]:
-            name = " ".join(w[2:])
-            m = re.match(r"(\S+):\s+(\d+)\s+(\d+)\s+(.*)", name)
-            if m:
-                cnt.setdefault(m.group(1) + " " + m.group(4).split()[-1]
-                               if "IPI" not in m.group(1) else m.group(1), {})[w[1]] = \
-                    int(m.group(2)) + int(m.group(3))
-    timer = [k for k in cnt if "arch_timer" in k]
+        if w[:2] in (["l2", "before"], ["l2", "after"]) and len(w) >= 5:
+            key = w[2].rstrip(":")
+            try:
+                cnt.setdefault(key if key.startswith("IPI") else " ".join(w[-1:]), {})[w[1]] = \
+                    int(w[3]) + int(w[4])
+            except ValueError:
+                pass
     rising = {k: v.get("after", 0) - v.get("before", 0) for k, v in cnt.items()}
-    if not timer or not any(rising[k] > 0 for k in timer):
+    timer = rising.get("arch_timer", 0)
+    if timer <= 0:
         fails.append(f"the nested guest's arch timer did not tick: {rising}")
-    ipis = [k for k in cnt if k.startswith("IPI")]
-    if not ipis or not any(rising[k] > 0 for k in ipis):
+    if not any(v > 0 for k, v in rising.items() if k.startswith("IPI")):
         fails.append(f"the nested guest's IPIs did not rise: {rising}")
-    q = [w for w in ws if w[0] == "l2-qemu" and w[1].startswith("rc=")]
-    kv = dict(x.split("=", 1) for x in q[0][1:]) if q else {}
-    if kv.get("rc") != "0":
-        fails.append(f"the nested QEMU exited with {kv.get('rc')}")
-    res["l2_timer_ticks"] = sum(rising[k] for k in timer) if timer else 0
-    res["forwarded_samples"] = f"{kv.get('forwarded', 0)}/{kv.get('samples', 0)}"
-    if int(kv.get("forwarded", 0)) == 0:
-        fails.append("no host interrupt seen forwarded to a vCPU (IRQD_FORWARDED_TO_VCPU)")
+    q = [w for w in ws if w[0] == "l2-qemu" and len(w) > 1 and w[1].startswith("rc=")]
+    x = kv(q[0][1:]) if q else {}
+    if x.get("rc") != "0":
+        fails.append(f"the nested QEMU exited with {x.get('rc')}")
+    res["l2_timer_ticks"] = timer
+    res["forwarded_samples"] = f"{x.get('forwarded', 0)}/{x.get('samples', 0)}"
     a, b = d["snap"].get("nested-before", {}), d["snap"].get("nested-after", {})
-    res["l1_kvm_rows"] = {n: sum(c) - (sum(a[i][2]) if i in a else 0)
+    res["l1_kvm_rows"] = {n: sum(delta(a, b, i).values())
                           for i, (n, ch, c) in b.items() if "kvm" in n or "vgic" in n}
-
-
-def disk_rows(disk, snap):
-    """The interrupt rows of DISK's controller in a snapshot."""
-    out = []
-    for irq, (name, chip, counts) in snap.items():
-        if disk == "nvme0n1" and re.match(r"nvme0q[1-9]", name):
-            out.append(irq)
-        elif disk == "sda" and "ahci" in name:
-            out.append(irq)
-        elif disk == "vda" and re.search(r"virtio\d+-req", name):
-            out.append(irq)
-    return out
+    if res["l1_kvm_rows"].get("kvm guest vtimer", 0) <= 0:
+        fails.append(f"the host's virtual-timer interrupt did not rise: {res['l1_kvm_rows']}")
+    if not os.path.exists(trace) or not os.path.getsize(trace):
+        fails.append(f"no QEMU trace of the host's EOIs ({trace})")
+        return
+    eoi = dirw = alldir = 0
+    for l in open(trace, errors="replace"):
+        m = re.search(r"gicv3_icc_(eoir|dir)_write.*value 0x([0-9a-f]+)", l)
+        if not m:
+            continue
+        alldir += m.group(1) == "dir"
+        if int(m.group(2), 16) == 27:
+            eoi += m.group(1) == "eoir"
+            dirw += m.group(1) == "dir"
+    res["vtimer_eoir"], res["vtimer_dir"] = eoi, dirw
+    # The host deactivates its own interrupts (EOImode=1 at EL2): else the trace judges nothing.
+    if not alldir:
+        fails.append("no ICC_DIR write at all in the trace: the host is not in EOImode=1")
+    if eoi == 0 or dirw:
+        fails.append(f"the host's virtual-timer INTID 27: {eoi} priority drops, {dirw} "
+                     f"deactivations (a forwarded interrupt is the guest's to deactivate)")
 
 
 def summary(r):
@@ -288,13 +381,14 @@ def summary(r):
     for disk, f in r.get("disks", {}).items():
         t = f"{disk} {f['iops']:.0f} IOPS {f['mbs']:.1f} MB/s {f['irqs_per_io']:.2f} irq/IO"
         if "insn_per_io" in f:
-            t += f" {f['insn_per_io']:.0f} insn/IO"
+            t += f" {f['insn_per_io']:.0f} +- {f['insn_per_io_err']:.0f} insn/IO"
         s.append(t + f" ({','.join(f['chips'])}, {f['rows']} rows)")
-    if "iperf3" in r:
-        s.append("iperf3 " + "/".join(f"{v:.2f}" for v in r["iperf3"].values()) + " Gbit/s")
+    if "iperf3_mbps" in r:
+        s.append("iperf3 " + "/".join(f"{v:.0f}" for v in r["iperf3_mbps"].values()) + " Mbit/s")
     if "forwarded_samples" in r:
         s.append(f"L2 timer ticks {r['l2_timer_ticks']}, forwarded in {r['forwarded_samples']} "
-                 f"samples, L1 rows {r['l1_kvm_rows']}")
+                 f"samples, L1 rows {r['l1_kvm_rows']}, L1 INTID 27 EOIR {r.get('vtimer_eoir')} "
+                 f"DIR {r.get('vtimer_dir')}")
     if "moves_per_min" in r:
         s.append(f"moves/min {r['moves_per_min']:.1f} spread {r.get('spread_max_over_mean', 0):.2f}")
     return "; ".join(s)
@@ -304,22 +398,35 @@ def table(paths):
     rs = [json.load(open(p)) for p in paths if os.path.exists(p)]
     full = [r for r in rs if r["mode"] == "full"]
     ic = {r["way"].replace("-icount", ""): r for r in rs if r["mode"] == "icount"}
-    base = {}
-    for r in full:
-        if r["way"].endswith("gicv3=c") or r["way"].endswith("-c"):
-            base[r["arch"]] = r
-    print("| way | disk | IOPS | MB/s | irq/IO | insn/IO (icount) | insn/IO vs C | iperf3 fwd/rev Gbit/s | pass |")
+    # The C way of each architecture, for Rust/C (arm64: irqchip.gicv3=c).
+    base = {r["arch"]: r for r in full if r["way"].endswith("gicv3=c")}
+    print("| way | disk | IOPS | MB/s | irq/IO | insn/IO (icount) | insn/IO Rust/C "
+          "| iperf3 fwd/rev Mbit/s | pass |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in full:
         c = base.get(r["arch"])
         cic = ic.get(c["way"]) if c else None
         for disk, f in r.get("disks", {}).items():
-            ir = ic.get(r["way"], {}).get("disks", {}).get(disk, {}).get("insn_per_io")
+            fi = ic.get(r["way"], {}).get("disks", {}).get(disk, {})
+            ir, err = fi.get("insn_per_io"), fi.get("insn_per_io_err", 0)
             cr = cic.get("disks", {}).get(disk, {}).get("insn_per_io") if cic else None
-            ratio = f"{ir / cr:.3f}" if ir and cr and c is not r else "-"
-            ipf = "/".join(f"{v:.2f}" for v in r.get("iperf3", {}).values()) or "-"
+            ratio = (f"{ir / cr:.3f} +- {(err / cr) * 2:.3f}" if ir and cr and c is not r
+                     else "-")
+            ipf = "/".join(f"{v:.0f}" for v in r.get("iperf3_mbps", {}).values()) or "-"
+            icp = ic.get(r["way"], {}).get("pass")
             print(f"| {r['way']} | {disk} | {f['iops']:.0f} | {f['mbs']:.1f} | "
-                  f"{f['irqs_per_io']:.2f} | {f'{ir:.0f}' if ir else '-'} | {ratio} | {ipf} | "
+                  f"{f['irqs_per_io']:.2f} | {f'{ir:.0f} +- {err:.0f}' if ir else '-'} | "
+                  f"{ratio} | {ipf} | {'yes' if r['pass'] and icp is not False else 'NO'} |")
+    nested = [r for r in rs if r["mode"] == "nested"]
+    if nested:
+        print()
+        print("| nested guest | L2 timer ticks | host vtimer forwarded (samples) | host vtimer "
+              "interrupts | host EOIR / DIR of INTID 27 | pass |")
+        print("|---|---|---|---|---|---|")
+        for r in nested:
+            print(f"| {r['way']} | {r.get('l2_timer_ticks')} | {r.get('forwarded_samples')} | "
+                  f"{r.get('l1_kvm_rows', {}).get('kvm guest vtimer')} | "
+                  f"{r.get('vtimer_eoir')} / {r.get('vtimer_dir')} | "
                   f"{'yes' if r['pass'] else 'NO'} |")
     bal = [r for r in full if "moves_per_min" in r]
     if bal:
@@ -332,8 +439,8 @@ def table(paths):
 
 
 def main():
-    if len(sys.argv) >= 5 and sys.argv[1] == "check":
-        return check(sys.argv[2], sys.argv[3], sys.argv[4])
+    if len(sys.argv) >= 7 and sys.argv[1] == "check":
+        return check(*sys.argv[2:7])
     if len(sys.argv) >= 3 and sys.argv[1] == "table":
         return table(sys.argv[2:])
     print(__doc__, file=sys.stderr)

@@ -42,10 +42,6 @@ for target in "$@"; do
 	bash "$top/tests/workload/mkroot.sh" "$arch" "$root" || { rc=1; continue; }
 	disks=$build/workload/disks-$arch
 	mkdir -p "$disks"
-	for d in vblk nvme ahci; do
-		rm -f "$disks/$d.img"
-		truncate -s 128M "$disks/$d.img"
-	done
 	devs=(-drive "if=none,id=vb,format=raw,file=$disks/vblk.img"
 		-device virtio-blk-pci,drive=vb,num-queues=4
 		-drive "if=none,id=nv,format=raw,file=$disks/nvme.img"
@@ -91,15 +87,28 @@ for target in "$@"; do
 		machine=$arch-workload
 		[ "$mode" = icount ] && machine=$arch-workload-icount
 		echo "== workload $target $way ($mode${append:+: $append})"
+		# New disks at every boot: no block a previous boot wrote can pass a verification.
+		for d in vblk nvme ahci; do
+			rm -f "$disks/$d.img"
+			truncate -s 128M "$disks/$d.img"
+		done
+		rm -f "${log%.log}.json" "${log%.log}.trace"
 		start=$(date +%s)
-		initrd=$root
-		[ "$mode" = nested ] && initrd=$dir/workload-nested.cpio
+		initrd=$root trace=()
+		if [ "$mode" = nested ]; then
+			# The host's (L1's) EOIs and deactivations, by INTID (L2's go to ICV_*).
+			initrd=$dir/workload-nested.cpio
+			trace=(-trace gicv3_icc_eoir_write -trace gicv3_icc_dir_write -D "${log%.log}.trace")
+		fi
 		MACHINE=$machine INITRD=$initrd \
 			APPEND="wl.mode=$mode wl.secs=$secs wl.ios=$ios $append" \
-			timeout "${WL_TIMEOUT:-900}" bash "$top/tests/boot/qemu.sh" "$target" "${devs[@]}" \
+			timeout "${WL_TIMEOUT:-900}" bash "$top/tests/boot/qemu.sh" "$target" "${devs[@]}" "${trace[@]}" \
 			</dev/null >"$log" 2>&1
+		q=$?
 		echo "   $(($(date +%s) - start)) s, log $log"
-		python3 "$top/tests/workload/check.py" check "$target $way" "$log" "${log%.log}.json" || rc=1
+		[ $q = 0 ] || { echo "workload: $way: QEMU exited with $q (124: WL_TIMEOUT)"; rc=1; }
+		python3 "$top/tests/workload/check.py" check "$target $way" "$log" "${log%.log}.json" \
+			"$mode" "$arch" || rc=1
 		results+=("${log%.log}.json")
 	done
 done
