@@ -17,7 +17,8 @@
 #
 # Environment: WL_SECS (seconds of load per boot, default 60), WL_IOS (I/Os per disk in the
 # icount boots, default 20000), WL_WAYS (a subset of the way names below), WL_TIMEOUT (seconds
-# per boot, default 900). Logs: build/out/TARGET/workload-WAY.log, figures beside them (.json).
+# per boot, default 900), WL_CHECK_ONLY=1 (check the logs of the last run again, boot nothing).
+# Logs: build/out/TARGET/workload-WAY.log, figures beside them (.json).
 #
 # Usage: tests/workload/run.sh TARGET...
 set -uo pipefail
@@ -87,6 +88,12 @@ for target in "$@"; do
 		machine=$arch-workload
 		[ "$mode" = icount ] && machine=$arch-workload-icount
 		echo "== workload $target $way ($mode${append:+: $append})"
+		if [ -n "${WL_CHECK_ONLY:-}" ]; then
+			python3 "$top/tests/workload/check.py" check "$target $way" "$log" \
+				"${log%.log}.json" "$mode" "$arch" || rc=1
+			results+=("${log%.log}.json")
+			continue
+		fi
 		# New disks at every boot: no block a previous boot wrote can pass a verification.
 		for d in vblk nvme ahci; do
 			rm -f "$disks/$d.img"
