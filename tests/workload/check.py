@@ -126,6 +126,8 @@ def parse(log):
                 d["iperf3"][w[1]] = kv(w[2:])
             elif w[0] in ("hotplug", "affinity", "moves", "net", "stress-ng", "irqbalance"):
                 d["lines"][w[0]] = kv(w[1:])
+            elif w[0] == "inflight":
+                d.setdefault("inflight", {})[w[1]] = w[2:]
             elif w[:2] == ["cpus", "online"]:
                 d["lines"]["cpus"] = w[2] if len(w) > 2 else ""
             elif w[0] in ("l2", "l2-qemu", "kvm", "irq-debugfs"):
@@ -204,6 +206,8 @@ def check(way, log, result, mode, arch):
         # fio (librados, libglusterfs, ...) under TCG costs seconds a pass.
         secs = sum(job["elapsed"] for job in jobs) or 1
         fig = {"ios": ios, "passes": len(jobs), "iops": ios / secs, "mbs": nbytes / secs / 1e6}
+        if mode == "full" and d.get("inflight", {}).get(disk) != ["0", "0"]:
+            fails.append(f"{disk}: requests in flight after fio: {d.get('inflight', {}).get(disk)}")
         if mode == "icount" and ios != int(begin.get("ios", ios)):
             fails.append(f"{disk}: {ios} I/Os, asked for {begin.get('ios')}")
         pre, post = ("start", "end") if mode == "full" else (f"icount-{disk}-before",
