@@ -11,7 +11,7 @@ import sys
 
 SPLAT = re.compile(r"(Oops|BUG:|WARNING:|Kernel panic|INFO: (possible|inconsistent|trying|task)"
                    r"|KASAN:|UBSAN:|CFI failure|general protection fault"
-                   r"|nobody cared|Disabling IRQ #|No irq handler for vector|rcu: INFO"
+                   r"|nobody cared|Disabling IRQ #|No irq handler for|rcu: INFO"
                    r"|self-detected stall|Call Trace:)")
 
 
