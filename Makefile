@@ -66,7 +66,8 @@ tree:
 # kunit.py writes .kunitconfig-derived .config and builds; `build` is the same step as the
 # first half of `test`, so `make build && make test` builds once. Every target but ARCH-bench
 # carries the debug options of tests/kunit/debug.kunitconfig (lockdep, atomic-sleep checks, Rust
-# debug assertions).
+# debug assertions); ARCH-workload adds tests/kunit/workload.kunitconfig, every other target
+# tests/kunit/noblock.kunitconfig (no block layer).
 # kunit.py's arguments for target $$t (architecture $$a): its kunitconfig fragments.
 KUNITCONFIGS = extra=; [ ! -f $(TOP)/tests/kunit/$$t.target.kunitconfig ] || \
 		extra=--kunitconfig=$(TOP)/tests/kunit/$$t.target.kunitconfig; \
