@@ -5,7 +5,9 @@
 # times per way, the ways interleaved; every boot runs the load of
 # samples/rust/rust_irq_balance_load.rs (8 interrupts: 2 heavy, 2 medium, 4 light, busy-waiting
 # handlers, all on CPU0 at the start; heavy and light swapped halfway; BENCH_BALANCE_SECONDS,
-# default 30) beside user space, balanced by:
+# default 30) beside user space (BENCH_BALANCE_WAYS: a subset of the ways below;
+# BENCH_BALANCE_RUST_ARGS: more kernel parameters for the Rust way, e.g. irqbalance.gain_pct=5),
+# balanced by:
 #
 # - none: nobody;
 # - oneshot: `irqbalance --oneshot` once, after the load's first second;
@@ -46,7 +48,7 @@ for i in $(seq 1 "$trials"); do
 	for way in $ways; do
 		log=$out/$target/bench-balance-$way-$i.log
 		extra="irqrs.balancer=$way"
-		[ "$way" = rust ] && extra="$extra irqbalance.rust=1 irqbalance.interval_ms=1000"
+		[ "$way" = rust ] && extra="$extra irqbalance.rust=1 irqbalance.interval_ms=1000 ${BENCH_BALANCE_RUST_ARGS:-}"
 		INITRAMFS_IRQBALANCE=1 MACHINE=x86_64-smp4 APPEND="$args $extra" \
 			timeout "${BENCH_TIMEOUT:-900}" bash "$top/tests/boot/qemu.sh" "$target" \
 			</dev/null >"$log" 2>&1 || { echo "bench: QEMU failed, $way (log: $log)"; rc=1; }
