@@ -21,15 +21,35 @@ deb_dir=$build/dl
 series=$top/patches/series
 overlay_dirs="arch drivers kernel rust samples"
 
+# The base, pinned: Debian's linux-source-7.3 at exactly this version (trixie-backports or sid),
+# and the SHA-256 of its .deb. Debian serves one version of a package per suite and drops the
+# old one when it moves on: the fetch then fails here, saying so, rather than building the
+# series on a base nobody tested. Moving the pin: set both, then `make tree` (the series must
+# still apply) and `make test`.
+base_version=7.3.4-1~bpo13+1
+base_sha256=703e369ddd4cce971452f5a593ee55df3a5c10c83caf0fa0df039633ed181ee3
+
 fetch_base() {
-	if ! ls "$deb_dir"/linux-source-7.3_*.deb >/dev/null 2>&1; then
+	local deb=$deb_dir/linux-source-7.3_${base_version}_all.deb
+	if [ ! -f "$deb" ]; then
 		mkdir -p "$deb_dir"
-		echo "assemble: fetching linux-source-7.3 (project-local apt state)" >&2
+		echo "assemble: fetching linux-source-7.3 $base_version (project-local apt state)" >&2
 		"$top/scripts/apt-local.sh" "$build/apt/base" "trixie-backports sid" -qq update
 		(cd "$deb_dir" && "$top/scripts/apt-local.sh" "$build/apt/base" "trixie-backports sid" \
-			-qq download linux-source-7.3 2>&1 | grep -v unsandboxed >&2 || true)
+			-qq download "linux-source-7.3=$base_version" 2>&1 | grep -v unsandboxed >&2) || true
+		if [ ! -f "$deb" ]; then
+			echo "assemble: Debian no longer serves linux-source-7.3 $base_version, the pinned base" >&2
+			echo "assemble: (trixie-backports and sid were asked). Move the pin in scripts/assemble.sh" >&2
+			echo "assemble: (base_version, base_sha256) to a version they serve, then make tree and" >&2
+			echo "assemble: make test; or put the .deb of $base_version in $deb_dir/." >&2
+			exit 1
+		fi
 	fi
-	ls "$deb_dir"/linux-source-7.3_*.deb | tail -n 1
+	if [ "$(sha256sum "$deb" | cut -d' ' -f1)" != "$base_sha256" ]; then
+		echo "assemble: $deb is not the pinned base (SHA-256 differs from $base_sha256)" >&2
+		exit 1
+	fi
+	echo "$deb"
 }
 
 import_base() {
@@ -105,8 +125,21 @@ build_series() {
 	echo "$head"
 }
 
+# Edits made in build/linux itself are neither built silently nor discarded: they must go back
+# to the overlay or patches/ first (scripts/patch-workspace.sh), or be dropped by hand.
+if [ -d "$tree/.git" ] && [ -n "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; then
+	echo "assemble: $tree has uncommitted edits; refusing to build or replace them:" >&2
+	git -C "$tree" status --short --untracked-files=no | head -n 20 >&2
+	echo "assemble: carry them into the overlay or patches/ (scripts/patch-workspace.sh), or drop" >&2
+	echo "assemble: them (git -C $tree checkout -- .), then run again." >&2
+	exit 1
+fi
+
 deb=$(fetch_base)
 if ! git -C "$tree" rev-parse -q --verify base >/dev/null 2>&1; then
+	import_base "$deb"
+elif ! git -C "$tree" log -1 --format=%s base | grep -qF "linux-source-7.3 $base_version)"; then
+	echo "assemble: $tree was imported from another base than $base_version: importing again"
 	import_base "$deb"
 fi
 new=$(build_series)
