@@ -26,8 +26,8 @@
 //! decision runs without it; a target that went away meanwhile is skipped, not counted as a
 //! failure.
 //!
-//! Walking every descriptor and moving interrupts take the [`Placer`] capability, which only
-//! this balancer claims (the one `unsafe` call here, in its initialisation).
+//! Walking every descriptor and moving interrupts take the [`Placer`] capability, which this
+//! balancer claims in its initcall, before any loadable module can, whether or not it is enabled.
 //!
 //! It never moves per-CPU, managed or `IRQF_NOBALANCING` interrupts, interrupts whose chip
 //! cannot set affinity, nor interrupts whose affinity someone else changed after the balancer
@@ -610,6 +610,9 @@ struct IrqBalance {
 
 impl kernel::Module for IrqBalance {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        // Claimed whether or not the balancer runs, before any loadable module can: no one else
+        // ever holds it.
+        let placer = Placer::claim().ok_or(EBUSY)?;
         if !module_parameters::rust.value() {
             return Ok(Self {
                 _state: None,
@@ -628,10 +631,6 @@ impl kernel::Module for IrqBalance {
             pr_err!("parameter out of range\n");
             return Err(EINVAL);
         }
-        // SAFETY: This is the kernel's interrupt balancer, which claims the capability here once
-        // (its `init` runs once, the kernel being built with it) and keeps it for the kernel's
-        // lifetime.
-        let placer = unsafe { Placer::claim() }.ok_or(EBUSY)?;
         stat::count_cpu_offlines()?;
         let state = State::new()?;
         let b = Arc::pin_init(

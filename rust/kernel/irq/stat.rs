@@ -156,32 +156,29 @@ impl RequestId {
 /// The capability to walk every requested interrupt ([`Placer::next_requested`]) and to move
 /// interrupts ([`Placer::move_to`]): the kernel's interrupt balancer's alone.
 ///
-/// Safe code cannot make one: its only constructor, [`Placer::claim`], is `unsafe`, with the
-/// contract that the caller is the in-kernel balancer, and succeeds once for the kernel's
-/// lifetime. Moving an interrupt is no memory-safety hazard (a write of
-/// `/proc/irq/N/smp_affinity` does the same), but what the balancer promises rests on being the
-/// one mover that records what it set: that it never overrides an affinity a user or a driver
-/// chose, and that it tells its own moves from theirs. Any module holding these functions could
-/// break that unseen; a capability no safe code can forge keeps them to the balancer, which
-/// `pub(crate)` cannot do (the balancer is a crate of its own).
+/// There is at most one, and it is the balancer's: the kernel's interrupt balancer, built in
+/// whenever this type exists (`CONFIG_IRQ_BALANCE_RUST` is `bool`), claims it in its initcall,
+/// whether or not it is then enabled, before any loadable module can run, and [`Placer::claim`]
+/// succeeds once for the kernel's lifetime. Moving an interrupt is no memory-safety hazard (a
+/// write of `/proc/irq/N/smp_affinity` does the same), so the claim is safe; but what the
+/// balancer promises rests on being the one mover that records what it set: that it never
+/// overrides an affinity a user or a driver chose, and that it tells its own moves from theirs.
+/// A module holding these functions could break that unseen; a capability claimed once, first by
+/// the balancer, keeps them to it, which `pub(crate)` cannot do (the balancer is a crate of its
+/// own). Built-in code that claimed it earlier would make the balancer fail to start (`EBUSY`)
+/// rather than share it.
 ///
 /// # Invariants
 ///
-/// At most one `Placer` is ever made, by the kernel's interrupt balancer.
+/// At most one `Placer` is ever made.
 pub struct Placer(());
 
 impl Placer {
     /// Claims the capability: `Some` the first time in the kernel's lifetime, `None` after.
-    /// Any context.
-    ///
-    /// # Safety
-    ///
-    /// The caller is the kernel's interrupt balancer (`kernel/irq/irq_balance.rs`), the one
-    /// user of this capability; it claims it once, for the kernel's lifetime.
-    pub unsafe fn claim() -> Option<Self> {
+    /// Any context. The interrupt balancer's initcall is the first caller.
+    pub fn claim() -> Option<Self> {
         static CLAIMED: AtomicBool = AtomicBool::new(false);
-        // INVARIANT: Made at most once (the flag is never cleared), by the balancer (the
-        // caller's contract).
+        // INVARIANT: Made at most once: the flag is never cleared.
         (!CLAIMED.swap(true, SeqCst)).then_some(Self(()))
     }
 }
