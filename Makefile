@@ -138,7 +138,7 @@ bench: build
 	esac; done; exit $$rc
 
 # The x86_64 test kernel with KASAN as well (build/out/x86_64-kasan): KUnit, plain and with
-# threadirqs, and the boot test. Not part of `make test` (see the README's time budget).
+# threadirqs, and the boot test. Not part of `make test` (see the budget in docs/times.md).
 kasan: ARCHES := $(if $(ARCH),$(ARCH)-kasan,x86_64-kasan)
 kasan: build
 	@bash tests/run-kunit.sh $(ARCHES); k=$$?; \
@@ -155,7 +155,7 @@ soak: build
 # Real workloads (tests/workload/run.sh): the workload kernels (build/out/ARCH-workload, the test
 # kernel plus the block layer, NVMe, virtio-blk/net, IPv4 and namespaces: workload.kunitconfig)
 # running Debian 12's own fio, iperf3, stress-ng and irqbalance from an initramfs. Not part of
-# `make test` (two more kernels: see the README's time budget).
+# `make test` (two more kernels: see the budget in docs/times.md).
 workload: ARCHES := $(if $(ARCH),$(ARCH)-workload,x86_64-workload arm64-workload)
 workload: build
 	@bash tests/workload/run.sh $(ARCHES)
