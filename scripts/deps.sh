@@ -29,9 +29,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 	$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# QEMU >= 10 (x2APIC under TCG needs >= 9.0; bookworm's 7.2 lacks it).
+# QEMU >= 10 (x2APIC under TCG needs >= 9.0; bookworm's 7.2 lacks it), and the arm64 UEFI
+# firmware of the ACPI boot test (qemu-efi-aarch64's AAVMF).
 qemu_ok() {
 	command -v qemu-system-x86_64 >/dev/null && command -v qemu-system-aarch64 >/dev/null || return 1
+	[ -f /usr/share/AAVMF/AAVMF_CODE.fd ] && [ -f /usr/share/AAVMF/AAVMF_VARS.fd ] || return 1
 	v=$(qemu-system-x86_64 --version | sed -n 's/.*version \([0-9]*\)\..*/\1/p')
 	[ "${v:-0}" -ge 10 ]
 }

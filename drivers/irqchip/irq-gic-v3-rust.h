@@ -48,10 +48,14 @@ struct gic_v3_rust_probe {
  * Rust: defined by kernel::gic_v3_driver! for the driver of
  * drivers/irqchip/irq_gic_v3_rust.rs.
  */
-int rust_gicv3_of_init(struct fwnode_handle *fwnode, void __iomem *dist,
-		       u64 dist_phys, u64 dist_size,
-		       const struct gic_v3_rust_region *regions, u32 nr,
-		       u64 stride, struct gic_v3_rust_probe *out);
+/*
+ * The probe: @fwnode is the GIC's device-tree node, or with @acpi the irqchip
+ * fwnode of its MADT distributor entry; the regions are mapped for good.
+ */
+int rust_gicv3_init(struct fwnode_handle *fwnode, bool acpi, void __iomem *dist,
+		    u64 dist_phys, u64 dist_size,
+		    const struct gic_v3_rust_region *regions, u32 nr,
+		    u64 stride, struct gic_v3_rust_probe *out);
 int rust_gicv3_starting_cpu(unsigned int cpu);
 int rust_gicv3_check_cpu(unsigned int cpu);
 void rust_gicv3_cpu_pm(bool exit);

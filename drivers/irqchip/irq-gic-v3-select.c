@@ -1,20 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * GICv3 driver selection: the one IRQCHIP_DECLARE() of "arm,gic-v3" when the
- * Rust driver (irq_gic_v3_rust.rs) is built beside the C one (irq-gic-v3.c),
- * and the C side of the Rust driver.
+ * GICv3 driver selection: the one IRQCHIP_DECLARE() of "arm,gic-v3" and the
+ * init function of irq-gic-v3.c's IRQCHIP_ACPI_DECLARE()s when the Rust driver
+ * (irq_gic_v3_rust.rs) is built beside the C one (irq-gic-v3.c), and the C side
+ * of the Rust driver.
  *
- * of_irq_init() takes one match per device-tree node, so the two drivers
- * cannot each declare the compatible string; "irqchip.gicv3=rust" (the
- * default) or "irqchip.gicv3=c" chooses at boot, one kernel carrying both.
+ * of_irq_init() takes one match per device-tree node, and the MADT has one
+ * GIC distributor entry, so the two drivers cannot each declare the GIC;
+ * "irqchip.gicv3=rust" (the default) or "irqchip.gicv3=c" chooses at boot, one
+ * kernel carrying both, on device-tree and ACPI machines alike.
  *
  * For the Rust driver this file does what Rust code outside the init
  * sections cannot, or what C data structures need: it maps the distributor
- * and redistributor regions, installs the Rust root handler with
+ * and redistributor regions (from the device tree; on ACPI from the MADT's
+ * GICR entries, else each enabled GICC entry's redistributor, as
+ * gic_acpi_init() does), installs the Rust root handler with
  * set_handle_irq(), registers the CPU hotplug and CPU PM callbacks, hands the
  * IPIs to the arm64 SMP code (set_smp_ipi_range()), starts the C ITS driver on
  * top of the Rust domain with the redistributor table (struct rdists) it needs
- * (or GICv2m frames without LPIs), and gives KVM the GIC's description.
+ * (or GICv2m frames without LPIs; both find their frames in the device tree or
+ * the MADT and the IORT), and gives KVM the GIC's description. On ACPI it
+ * registers the Rust domain, made on an irqchip fwnode this file allocates (and
+ * frees only if the probe made no domain on it), as the GSI domain
+ * (acpi_set_irq_model()).
  *
  * A GIC the Rust driver does not support gets the C driver: one that needs an
  * erratum workaround of irq-gic-v3.c's gic_quirks[], pseudo-NMIs, PPI
@@ -44,6 +52,7 @@
 
 #define pr_fmt(fmt) "GICv3: " fmt
 
+#include <linux/acpi.h>
 #include <linux/cpu_pm.h>
 #include <linux/cpufeature.h>
 #include <linux/cpuhotplug.h>
@@ -59,6 +68,7 @@
 #include <linux/of_address.h>
 #include <linux/of_irq.h>
 #include <linux/percpu.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -241,6 +251,52 @@ static bool __init gic_v3_rust_ipis_valid(int base, struct irq_domain *domain)
 }
 
 /*
+ * Starts what a committed Rust probe leaves to C: the root handler, the CPU hotplug and CPU PM
+ * callbacks, the IPIs, and the ITS (or GICv2m) on the Rust domain, found through @fwnode (the
+ * GIC's device-tree node, or on ACPI the MADT and the IORT).
+ */
+static void __init gic_v3_rust_start(struct fwnode_handle *fwnode,
+				     const struct gic_v3_rust_probe *p)
+{
+	int err;
+
+	set_handle_irq(p->split_eoi ? gic_v3_rust_handle_irq :
+					 gic_v3_rust_handle_irq_eoimode0);
+
+	err = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "irqchip/arm/gicv3-rust:checkrdist",
+					gic_v3_rust_check_cpu, NULL);
+	if (err < 0)
+		pr_err("cannot check redistributors at CPU bring-up: %d\n", err);
+	err = cpuhp_setup_state_nocalls(CPUHP_AP_IRQ_GIC_STARTING,
+					"irqchip/arm/gicv3-rust:starting",
+					gic_v3_rust_starting_cpu, NULL);
+	if (err < 0)
+		pr_err("cannot set up CPUs brought up later: %d\n", err);
+	/* As gic_smp_init(): without IPIs (their allocation failed, said), no SMP. */
+	if (gic_v3_rust_ipis_valid(p->ipi_base, p->domain))
+		set_smp_ipi_range(p->ipi_base, 8);
+	else if (p->ipi_base)
+		pr_err("IPIs %d.. are not the Rust domain's: no SMP\n", p->ipi_base);
+	if (IS_ENABLED(CONFIG_CPU_PM))
+		cpu_pm_register_notifier(&gic_v3_rust_cpu_pm_notifier_block);
+
+	if (p->lpis && !gic_v3_rust_rdist_published(smp_processor_id())) {
+		/* its_init() and its_cpu_init() would use its NULL rd_base. */
+		pr_err("the boot CPU's redistributor was not published: no LPIs\n");
+	} else if (p->lpis) {
+		gic_v3_rust_lpis = true;
+		gic_v3_rust_rdists.gicd_typer = p->gicd_typer;
+		gic_v3_rust_rdists.gicd_typer2 = p->gicd_typer2;
+		gic_v3_rust_rdists.has_direct_lpi = p->direct_lpi;
+		its_init(fwnode, &gic_v3_rust_rdists, p->domain, p->prio);
+		its_cpu_init();
+		its_lpi_memreserve_init();
+	} else if (IS_ENABLED(CONFIG_ARM_GIC_V2M)) {
+		gicv2m_init(fwnode, p->domain);
+	}
+}
+
+/*
  * Returns -EOPNOTSUPP, having released everything (but the mappings the Rust probe had), for a
  * GIC the C driver should take, and another error, having released as much, when the probe
  * failed before the GIC was programmed and before a domain was created on the node. Sets
@@ -304,8 +360,8 @@ static int __init gic_v3_rust_of_init(struct device_node *node, bool *committed)
 
 	/* From here on the mappings are never unmapped: safe Rust code may hold them. */
 	handed = true;
-	err = rust_gicv3_of_init(of_fwnode_handle(node), dist, dist_res.start,
-				 resource_size(&dist_res), regions, nr, stride, &probe);
+	err = rust_gicv3_init(of_fwnode_handle(node), false, dist, dist_res.start,
+			      resource_size(&dist_res), regions, nr, stride, &probe);
 	if (err && (probe.retained ||
 		    irq_find_matching_fwnode(of_fwnode_handle(node), DOMAIN_BUS_ANY))) {
 		/*
@@ -326,42 +382,7 @@ static int __init gic_v3_rust_of_init(struct device_node *node, bool *committed)
 	*committed = true;
 	kfree(regions);
 	kfree(res);
-
-	set_handle_irq(probe.split_eoi ? gic_v3_rust_handle_irq :
-					 gic_v3_rust_handle_irq_eoimode0);
-
-	err = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "irqchip/arm/gicv3-rust:checkrdist",
-					gic_v3_rust_check_cpu, NULL);
-	if (err < 0)
-		pr_err("cannot check redistributors at CPU bring-up: %d\n", err);
-	err = cpuhp_setup_state_nocalls(CPUHP_AP_IRQ_GIC_STARTING,
-					"irqchip/arm/gicv3-rust:starting",
-					gic_v3_rust_starting_cpu, NULL);
-	if (err < 0)
-		pr_err("cannot set up CPUs brought up later: %d\n", err);
-	/* As gic_smp_init(): without IPIs (their allocation failed, said), no SMP. */
-	if (gic_v3_rust_ipis_valid(probe.ipi_base, probe.domain))
-		set_smp_ipi_range(probe.ipi_base, 8);
-	else if (probe.ipi_base)
-		pr_err("IPIs %d.. are not the Rust domain's: no SMP\n", probe.ipi_base);
-	if (IS_ENABLED(CONFIG_CPU_PM))
-		cpu_pm_register_notifier(&gic_v3_rust_cpu_pm_notifier_block);
-
-	if (probe.lpis && !gic_v3_rust_rdist_published(smp_processor_id())) {
-		/* its_init() and its_cpu_init() would use its NULL rd_base. */
-		pr_err("the boot CPU's redistributor was not published: no LPIs\n");
-	} else if (probe.lpis) {
-		gic_v3_rust_lpis = true;
-		gic_v3_rust_rdists.gicd_typer = probe.gicd_typer;
-		gic_v3_rust_rdists.gicd_typer2 = probe.gicd_typer2;
-		gic_v3_rust_rdists.has_direct_lpi = probe.direct_lpi;
-		its_init(of_fwnode_handle(node), &gic_v3_rust_rdists, probe.domain, probe.prio);
-		its_cpu_init();
-		its_lpi_memreserve_init();
-	} else if (IS_ENABLED(CONFIG_ARM_GIC_V2M)) {
-		gicv2m_init(of_fwnode_handle(node), probe.domain);
-	}
-
+	gic_v3_rust_start(of_fwnode_handle(node), &probe);
 	if (probe.split_eoi)
 		gic_v3_rust_setup_kvm_info(node, nr);
 	return 0;
@@ -395,3 +416,239 @@ static int __init gic_v3_select_of_init(struct device_node *node, struct device_
 	return gic_v3_c_of_init(node, parent);
 }
 IRQCHIP_DECLARE(gic_v3, "arm,gic-v3", gic_v3_select_of_init);
+
+#ifdef CONFIG_ACPI
+/* As irq-gic-v3.c's ACPI_GICV3_DIST_MEM_SIZE. */
+#define GIC_V3_RUST_ACPI_DIST_SIZE	SZ_64K
+
+/*
+ * The MADT's redistributors for the Rust probe: one region per GICR entry or, without any, one
+ * per enabled GICC entry (that CPU's redistributor alone). acpi_table_parse_madt() callbacks
+ * take no argument of their own: the boot CPU's one probe keeps its state here.
+ */
+static struct {
+	struct gic_v3_rust_region *regions;
+	struct resource *res;
+	u32 nr;
+	u32 max;
+	u64 gicc_size;
+} gic_v3_rust_acpi __initdata;
+
+/* The domain of every GSI: the Rust driver's, on the fwnode it never gives back. */
+static struct fwnode_handle *gic_v3_rust_gsi_fwnode __ro_after_init;
+
+static struct fwnode_handle *gic_v3_rust_gsi_domain_id(u32 gsi)
+{
+	return gic_v3_rust_gsi_fwnode;
+}
+
+/* As gic_v3_rust_iomap(), for a region the MADT describes. */
+static void __iomem *__init gic_v3_rust_acpi_iomap(u64 phys, u64 size, const char *name,
+						   struct resource *res)
+{
+	void __iomem *base;
+
+	*res = DEFINE_RES_MEM(phys, size);
+	if (!request_mem_region(phys, size, name)) {
+		pr_warn_once(FW_BUG "%s region %pa has overlapping address\n", name, &res->start);
+		res->flags = 0;		/* not ours: never released */
+	}
+	base = ioremap(phys, size);
+	if (!base && res->flags)
+		release_mem_region(phys, size);
+	return base;
+}
+
+static int __init gic_v3_rust_acpi_count(union acpi_subtable_headers *header,
+					 const unsigned long end)
+{
+	return 0;
+}
+
+/* Maps a redistributor region of the MADT for the probe; an error stops the MADT walk. */
+static int __init gic_v3_rust_acpi_add(u64 phys, u64 size)
+{
+	u32 i = gic_v3_rust_acpi.nr;
+
+	if (i == gic_v3_rust_acpi.max)
+		return -EINVAL;
+	if (!phys || !size) {
+		pr_err(FW_BUG "redistributor region at %#llx, %#llx bytes\n", phys, size);
+		return -EINVAL;
+	}
+	gic_v3_rust_acpi.regions[i].base = gic_v3_rust_acpi_iomap(phys, size, "GICR",
+								  &gic_v3_rust_acpi.res[i]);
+	if (!gic_v3_rust_acpi.regions[i].base) {
+		pr_err("couldn't map GICR region @%llx\n", phys);
+		return -ENOMEM;
+	}
+	gic_v3_rust_acpi.regions[i].phys = phys;
+	gic_v3_rust_acpi.regions[i].size = size;
+	gic_v3_rust_acpi.nr++;
+	return 0;
+}
+
+/* As gic_acpi_parse_madt_redist(). */
+static int __init gic_v3_rust_acpi_gicr(union acpi_subtable_headers *header,
+					const unsigned long end)
+{
+	struct acpi_madt_generic_redistributor *redist =
+		(struct acpi_madt_generic_redistributor *)header;
+
+	if (acpi_get_madt_revision() >= 7 && (redist->flags & ACPI_MADT_GICR_NON_COHERENT))
+		gic_v3_rust_rdists.flags |= RDIST_FLAGS_FORCE_NON_SHAREABLE;
+	return gic_v3_rust_acpi_add(redist->base_address, redist->length);
+}
+
+/*
+ * As gic_acpi_parse_madt_gicc(): a CPU whose GICC entry is not enabled has no redistributor
+ * described, and the PREPARE check refuses to bring it up.
+ */
+static int __init gic_v3_rust_acpi_gicc(union acpi_subtable_headers *header,
+					const unsigned long end)
+{
+	struct acpi_madt_generic_interrupt *gicc = (struct acpi_madt_generic_interrupt *)header;
+
+	if (!(gicc->flags & ACPI_MADT_ENABLED)) {
+		if (gicc->flags & ACPI_MADT_GICC_ONLINE_CAPABLE)
+			pr_warn("CPU %d's redistributor is inaccessible: this CPU can't be brought online\n",
+				get_cpu_for_acpi_id(gicc->uid));
+		return 0;
+	}
+	if (acpi_get_madt_revision() >= 7 && (gicc->flags & ACPI_MADT_GICC_NON_COHERENT))
+		gic_v3_rust_rdists.flags |= RDIST_FLAGS_FORCE_NON_SHAREABLE;
+	return gic_v3_rust_acpi_add(gicc->gicr_base_address, gic_v3_rust_acpi.gicc_size);
+}
+
+/* As gic_v3_rust_of_init(), for the GIC of the MADT's distributor entry @header. */
+static int __init gic_v3_rust_acpi_init(union acpi_subtable_headers *header, bool *committed)
+{
+	struct acpi_madt_generic_distributor *d = (struct acpi_madt_generic_distributor *)header;
+	struct gic_v3_rust_probe probe = {};
+	struct fwnode_handle *fwnode = NULL;
+	struct resource dist_res;
+	void __iomem *dist;
+	bool handed = false, gicc;
+	int count, err;
+	u32 pidr2, i;
+
+	*committed = false;
+	if (system_uses_irq_prio_masking()) {
+		pr_info("Rust driver: no pseudo-NMIs; using the C driver\n");
+		return -EOPNOTSUPP;
+	}
+	dist = gic_v3_rust_acpi_iomap(d->base_address, GIC_V3_RUST_ACPI_DIST_SIZE, "GICD",
+				      &dist_res);
+	if (!dist) {
+		pr_err("Unable to map GICD registers\n");
+		return -ENOMEM;
+	}
+	if (gic_v3_needs_quirks(NULL, dist)) {
+		pr_info("Rust driver: this GIC needs erratum workarounds; using the C driver\n");
+		gic_v3_rust_iounmap(dist, &dist_res, false);
+		return -EOPNOTSUPP;
+	}
+
+	/* As gic_acpi_count_gicr_regions(): GICR entries, else the GICC entries. */
+	count = acpi_table_parse_madt(ACPI_MADT_TYPE_GENERIC_REDISTRIBUTOR,
+				      gic_v3_rust_acpi_count, 0);
+	gicc = count <= 0;
+	if (gicc)
+		count = acpi_table_parse_madt(ACPI_MADT_TYPE_GENERIC_INTERRUPT,
+					      gic_v3_rust_acpi_count, 0);
+	if (count <= 0) {
+		pr_err("no redistributor in the MADT\n");
+		gic_v3_rust_iounmap(dist, &dist_res, false);
+		return -ENODEV;
+	}
+	pidr2 = readl_relaxed(dist + GICD_PIDR2) & GIC_PIDR2_ARCH_MASK;
+	gic_v3_rust_acpi.gicc_size = pidr2 == GIC_PIDR2_ARCH_GICv4 ? SZ_64K * 4 : SZ_64K * 2;
+	gic_v3_rust_acpi.max = count;
+	gic_v3_rust_acpi.regions = kcalloc(count, sizeof(*gic_v3_rust_acpi.regions), GFP_KERNEL);
+	gic_v3_rust_acpi.res = kcalloc(count, sizeof(*gic_v3_rust_acpi.res), GFP_KERNEL);
+	gic_v3_rust_rdists.rdist = alloc_percpu(typeof(*gic_v3_rust_rdists.rdist));
+	if (!gic_v3_rust_acpi.regions || !gic_v3_rust_acpi.res || !gic_v3_rust_rdists.rdist) {
+		err = -ENOMEM;
+		goto out_unmap;
+	}
+	err = acpi_table_parse_madt(gicc ? ACPI_MADT_TYPE_GENERIC_INTERRUPT :
+				    ACPI_MADT_TYPE_GENERIC_REDISTRIBUTOR,
+				    gicc ? gic_v3_rust_acpi_gicc : gic_v3_rust_acpi_gicr, 0);
+	if (err < 0)
+		goto out_unmap;
+	if (!gic_v3_rust_acpi.nr) {
+		pr_err("no enabled redistributor in the MADT\n");
+		err = -ENODEV;
+		goto out_unmap;
+	}
+	/* As gic_acpi_init(): named after the distributor's address in the MADT. */
+	fwnode = irq_domain_alloc_fwnode(&d->base_address);
+	if (!fwnode) {
+		err = -ENOMEM;
+		goto out_unmap;
+	}
+
+	/* From here on the mappings are never unmapped: safe Rust code may hold them. */
+	handed = true;
+	err = rust_gicv3_init(fwnode, true, dist, dist_res.start, resource_size(&dist_res),
+			      gic_v3_rust_acpi.regions, gic_v3_rust_acpi.nr, 0, &probe);
+	if (err && (probe.retained || irq_find_matching_fwnode(fwnode, DOMAIN_BUS_ANY))) {
+		/* As gic_v3_rust_of_init(): the GIC is the Rust driver's, and broken. */
+		*committed = true;
+		WARN(1, "GICv3: Rust driver failed after committing (%d): no interrupt controller\n",
+		     err);
+		goto out_free;
+	}
+	if (err)
+		goto out_unmap;
+
+	*committed = true;
+	pr_info("Rust driver: the GIC of the ACPI MADT, %u redistributor region(s) from its %s entries\n",
+		gic_v3_rust_acpi.nr, gicc ? "GICC" : "GICR");
+	kfree(gic_v3_rust_acpi.regions);
+	kfree(gic_v3_rust_acpi.res);
+	gic_v3_rust_start(fwnode, &probe);
+	gic_v3_rust_gsi_fwnode = fwnode;
+	acpi_set_irq_model(ACPI_IRQ_MODEL_GIC, gic_v3_rust_gsi_domain_id, NULL);
+	/* Its has_v4 comes from the C driver's rdists, empty here: right, the Rust one has no vLPIs. */
+	if (probe.split_eoi)
+		gic_v3_acpi_setup_kvm_info();
+	return 0;
+
+out_unmap:
+	/* No domain on it: the Rust probe did not keep the fwnode. */
+	if (fwnode)
+		irq_domain_free_fwnode(fwnode);
+	for (i = 0; i < gic_v3_rust_acpi.nr; i++)
+		gic_v3_rust_iounmap(gic_v3_rust_acpi.regions[i].base, &gic_v3_rust_acpi.res[i],
+				    handed);
+	free_percpu(gic_v3_rust_rdists.rdist);
+	gic_v3_rust_rdists.rdist = NULL;
+	gic_v3_rust_rdists.flags = 0;
+	gic_v3_rust_iounmap(dist, &dist_res, handed);
+out_free:
+	kfree(gic_v3_rust_acpi.regions);
+	kfree(gic_v3_rust_acpi.res);
+	gic_v3_rust_acpi.regions = NULL;
+	gic_v3_rust_acpi.res = NULL;
+	gic_v3_rust_acpi.nr = 0;
+	return err;
+}
+
+/* The init function of irq-gic-v3.c's IRQCHIP_ACPI_DECLARE()s (as gic_v3_select_of_init()). */
+int __init gic_v3_select_acpi_init(union acpi_subtable_headers *header, const unsigned long end)
+{
+	bool committed;
+	int err;
+
+	if (!gicv3_rust)
+		return gic_v3_c_acpi_init(header, end);
+	err = gic_v3_rust_acpi_init(header, &committed);
+	if (!err || committed)
+		return err;
+	if (err != -EOPNOTSUPP)
+		pr_warn("Rust driver: probe error %d before programming the GIC; using the C driver\n",
+			err);
+	return gic_v3_c_acpi_init(header, end);
+}
+#endif

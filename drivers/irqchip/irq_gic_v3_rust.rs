@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! ARM GICv3 as the arm64 root interrupt controller, in Rust (device tree only).
+//! ARM GICv3 as the arm64 root interrupt controller, in Rust (device tree and ACPI).
 //!
 //! The distributor, the redistributors, the CPU interface, SGIs (IPIs), PPIs and SPIs, split
 //! priority drop/deactivation (EOImode=1) when the kernel entered at EL2, CPU hotplug, and LPIs
 //! for the C ITS driver stacked on the domain. The C shim `irq-gic-v3-select.c` owns the one
-//! `IRQCHIP_DECLARE()` for `"arm,gic-v3"`, maps the registers and starts this driver or the C
-//! one (`irqchip.gicv3=rust|c`); the ITS (`irq-gic-v3-its.c`) stays C.
+//! `IRQCHIP_DECLARE()` for `"arm,gic-v3"` and the init function of the MADT's GIC distributor
+//! entry (`IRQCHIP_ACPI_DECLARE()`), maps the registers and starts this driver or the C one
+//! (`irqchip.gicv3=rust|c`); the ITS (`irq-gic-v3-its.c`) stays C. On ACPI the root domain
+//! translates GSIs (`translate_acpi()`) instead of device-tree specifiers.
 //!
-//! Not supported: ACPI (C's `IRQCHIP_ACPI_DECLARE` takes those systems), pseudo-NMIs, errata
-//! workarounds, PPI partitions (a `ppi-partitions` node), extended SPIs, message-based SPIs and
-//! GICv4 vLPIs: the shim then starts the C driver (the Rust probe refuses the last three with
-//! `EOPNOTSUPP` before touching the GIC). So it does for any probe error: every one comes
-//! before the probe commits (creates the root domain, then programs the GIC), after which
-//! nothing fails. Extended PPIs are reset on each CPU, as C does, and left unused (a specifier
-//! naming one, or a PPI partition, is `EINVAL`). `irqchip.gicv3_nolpi` hides the LPIs (no ITS).
+//! Not supported: pseudo-NMIs, errata workarounds, PPI partitions (a `ppi-partitions` node),
+//! extended SPIs, message-based SPIs and GICv4 vLPIs: the shim then starts the C driver (the
+//! Rust probe refuses the last three with `EOPNOTSUPP` before touching the GIC). So it does for
+//! any probe error: every one comes before the probe commits (creates the root domain, then
+//! programs the GIC), after which nothing fails. Extended PPIs are reset on each CPU, as C does,
+//! and left unused (a specifier naming one, a GSI in their range on ACPI, or a PPI partition,
+//! is `EINVAL`). `irqchip.gicv3_nolpi` hides the LPIs (no ITS).
 //!
 //! The driver has no `unsafe` code: the system registers, the register frames, the C functions
 //! it calls and its C entry points are in [`kernel::irq::gic_v3`], whose
@@ -73,6 +75,7 @@ use kernel::irq::gic_v3::{
         RootIf, //
     },
     Bank,
+    Firmware,
     Frame,
     Probe,
     Redist,
@@ -303,6 +306,8 @@ pub(crate) struct Gic {
     strict_flow: bool,
     /// Interrupt IDs below this are implemented SGIs, PPIs and SPIs (at most 1020).
     nr_lines: usize,
+    /// How the firmware described the GIC: the form of the root domain's specifiers.
+    firmware: Firmware,
     /// The private interrupts each CPU's redistributor resets: SGIs, PPIs and extended PPIs (32,
     /// 64 or 96; extended PPIs are reset, not used).
     nr_private: usize,
@@ -378,6 +383,34 @@ fn translate(params: &[u32], nr_lines: usize) -> Result<(usize, TriggerType)> {
                 // Broken device trees are broken, but they boot with the C driver: keep the
                 // type the line has.
                 kernel::pr_warn_once!("interrupt {hwirq} without trigger type in the DT\n");
+            }
+            Ok((hwirq, ty))
+        }
+        _ => Err(EINVAL),
+    }
+}
+
+/// Translates an ACPI specifier of the GIC (`gic_irq_domain_translate()` on an irqchip fwnode):
+/// one cell for an SGI (the IPIs), else `<gsi type>`, the GSI being the interrupt ID of a PPI or
+/// SPI (`acpi_register_gsi()`) or of an LPI (the ITS's allocations). Returns `EINVAL` for a bad
+/// cell count or trigger, a GSI below 16 (C's "Illegal GSI"), beyond the implemented SPIs, an
+/// extended SPI or PPI, or between them and the LPIs.
+fn translate_acpi(params: &[u32], nr_lines: usize) -> Result<(usize, TriggerType)> {
+    match *params {
+        [sgi] if (sgi as usize) < SGI_NR => Ok((sgi as usize, TriggerType::EdgeRising)),
+        [gsi, flags] => {
+            let hwirq = gsi as usize;
+            if !(SGI_NR..nr_lines).contains(&hwirq) && hwirq < LPI_BASE {
+                if hwirq < SGI_NR {
+                    pr_err!("[Firmware Bug]: illegal GSI{} translation request\n", gsi);
+                }
+                return Err(EINVAL);
+            }
+            let ty = TriggerType::try_from(flags & bindings::IRQ_TYPE_SENSE_MASK)?;
+            if ty == TriggerType::None {
+                // C warns and goes on (`WARN_ON(*type == IRQ_TYPE_NONE)`): the line keeps its
+                // type.
+                kernel::pr_warn_once!("GSI {gsi} without trigger type\n");
             }
             Ok((hwirq, ty))
         }
@@ -486,6 +519,15 @@ fn redist_wait_for_rwp(rd: Frame) {
 }
 
 impl Gic {
+    /// Translates a specifier of the root domain, as the firmware that described the GIC
+    /// writes them.
+    fn translate(&self, params: &[u32]) -> Result<(usize, TriggerType)> {
+        match self.firmware {
+            Firmware::DeviceTree => translate(params, self.nr_lines),
+            Firmware::Acpi => translate_acpi(params, self.nr_lines),
+        }
+    }
+
     /// The current CPU's redistributor. Interrupts are disabled in every caller (chip callbacks
     /// under the descriptor lock, hotplug STARTING callbacks), so the CPU does not change.
     fn this_redist(&self) -> Option<&Redist> {
@@ -941,12 +983,12 @@ impl<const SPLIT: bool> Chip for GicChip<SPLIT> {
 #[vtable]
 impl DomainOps for Gic {
     fn translate(&self, fwspec: &FwSpec) -> Result<(usize, TriggerType)> {
-        translate(fwspec.params(), self.nr_lines)
+        self.translate(fwspec.params())
     }
 
     /// `gic_irq_domain_alloc()` and `gic_irq_domain_map()`.
     fn alloc(&self, alloc: &Allocator<'_, Self>, virq: u32, nr: u32, fwspec: &FwSpec) -> Result {
-        let (hwirq, _) = translate(fwspec.params(), self.nr_lines)?;
+        let (hwirq, _) = self.translate(fwspec.params())?;
         let first = range_of(hwirq).ok_or(EINVAL)?;
         for i in 0..nr {
             let hw = hwirq + i as usize;
@@ -1080,9 +1122,9 @@ fn find_redists(regions: &Regions) -> Result<FoundRedists> {
     })
 }
 
-/// The probe: everything `gic_init_bases()` does for a device-tree GICv3, up to the ITS, which
-/// the shim starts with what this returns. `node` is the GIC's device-tree node, whose root
-/// domain this creates.
+/// The probe: everything `gic_init_bases()` does for a GICv3 of the device tree or of the
+/// MADT, up to the ITS, which the shim starts with what this returns. `node` is the GIC's
+/// firmware node, whose root domain this creates.
 ///
 /// Every error comes before the first side effect that cannot be undone, the root domain's
 /// creation, and before the GIC is programmed: the shim then releases what it can (the
@@ -1169,6 +1211,7 @@ fn probe(ctx: &Probe, node: RootNode<'_>, regions: Regions) -> Result<gic_v3::Pr
     let hwirq_max = core::cmp::max(1usize << id_bits, SPI_END);
     let redists = found.table;
     let nr_private = SGI_NR + found.nr_ppis;
+    let firmware = node.firmware();
     let data = try_init!(Gic {
         dist,
         root_if: ctx.root_if(),
@@ -1176,6 +1219,7 @@ fn probe(ctx: &Probe, node: RootNode<'_>, regions: Regions) -> Result<gic_v3::Pr
         split_eoi,
         strict_flow,
         nr_lines,
+        firmware,
         nr_private,
         lpis,
         prio,
@@ -1481,6 +1525,45 @@ mod tests {
         for b in bad {
             assert_eq!(translate(b, 288), Err(EINVAL));
         }
+    }
+
+    #[test]
+    fn translate_acpi_gsis() -> Result {
+        assert_eq!(translate_acpi(&[0], 288)?, (0, TriggerType::EdgeRising));
+        // The arch timer's PPIs and an SPI, as the GTDT and the DSDT give them.
+        assert_eq!(translate_acpi(&[27, 4], 288)?, (27, TriggerType::LevelHigh));
+        assert_eq!(
+            translate_acpi(&[16, 1], 288)?,
+            (16, TriggerType::EdgeRising)
+        );
+        assert_eq!(translate_acpi(&[33, 4], 288)?, (33, TriggerType::LevelHigh));
+        assert_eq!(
+            translate_acpi(&[287, 8], 288)?,
+            (287, TriggerType::LevelLow)
+        );
+        // An LPI, as the ITS allocates it in its parent on ACPI.
+        assert_eq!(
+            translate_acpi(&[8192, 1], 288)?,
+            (8192, TriggerType::EdgeRising)
+        );
+        let bad: [&[u32]; 10] = [
+            &[],
+            &[16],
+            &[15, 4],
+            &[0, 4],
+            &[288, 4],
+            &[1020, 4],
+            &[8191, 1],
+            &[33, 4, 0],
+            &[0, 33, 4],
+            &[u32::MAX, u32::MAX],
+        ];
+        for b in bad {
+            assert_eq!(translate_acpi(b, 288), Err(EINVAL));
+        }
+        // The device-tree form is not an ACPI one, nor the other way round.
+        assert_eq!(translate(&[27, 4], 288), Err(EINVAL));
+        Ok(())
     }
 
     #[test]

@@ -10,9 +10,12 @@
 # IPI), and in a third boot with idle=poll (at least 99 % of the calls that found CPU1 idle must
 # go without one, CPU1's CAL count agreeing).
 #
-# arm64 boots four times: with each GICv3 driver of the one kernel (irqchip.gicv3=rust, the
-# default, and irqchip.gicv3=c), each on the virt machine with the GIC's ITS (tests/qemu/arm64.args)
-# and without it (its=off, tests/qemu/arm64-itsoff.args). Each boot checks, for the driver asked
+# arm64 boots six times: with each GICv3 driver of the one kernel (irqchip.gicv3=rust, the
+# default, and irqchip.gicv3=c), each on the virt machine with the GIC's ITS (tests/qemu/arm64.args),
+# without it (its=off, tests/qemu/arm64-itsoff.args), and on ACPI
+# (tests/qemu/arm64-acpi.args: Debian's AAVMF UEFI firmware boots the uncompressed Image with
+# acpi=force; the GIC, its redistributors and the ITS come from the MADT, the ITS's device IDs
+# from the IORT; no pl061 power key, which is ACPI's Generic Event Device there). Each boot checks, for the driver asked
 # for: the root handler it installed and its split EOI/Deactivate mode (the kernel enters at EL2);
 # the arch timer and IPIs rising, also on CPU1 after it went offline and back; virtio-rng's
 # interrupt non-zero and rising (MSI-X through the ITS, or with its=off INTx on a GIC SPI) and
@@ -39,7 +42,7 @@
 #
 # Logs: build/out/TARGET/boot.log (x86_64 posted_msi=rust; arm64 irqchip.gicv3=rust with the ITS),
 # boot-c.log (posted_msi=c; irqchip.gicv3=c), on x86_64 boot-idlepoll.log, and on arm64
-# boot-itsoff.log, boot-c-itsoff.log and boot-gic-NAME.log (beside its gic-NAME.dtb);
+# boot-itsoff.log, boot-c-itsoff.log, boot-acpi.log, boot-c-acpi.log and boot-gic-NAME.log (beside its gic-NAME.dtb);
 # beside each arm64 log its QMP transcript, NAME-qmp.log.
 #
 # Usage: tests/boot/boot-test.sh TARGET... (an ARCH, or ARCH-VARIANT built in build/out/TARGET)
@@ -114,11 +117,11 @@ for target in "$@"; do
 	# x86_64 boots three times: with each posted-MSI implementation (posted_msi=rust, the default,
 	# and posted_msi=c), and once more with idle=poll; the posted-MSI load generator and the IPI
 	# storm run during boot, checked by check-boot.py.
-	# arm64 boots four times: each GICv3 driver (irqchip.gicv3=rust, the default, and c), with
-	# the ITS and without it (its=off).
+	# arm64 boots six times: each GICv3 driver (irqchip.gicv3=rust, the default, and c), with
+	# the ITS, without it (its=off), and on ACPI (UEFI, acpi=force).
 	case $arch in
 	x86_64) boots="rust c rust:idlepoll" ;;
-	arm64) boots="rust c rust:itsoff c:itsoff" ;;
+	arm64) boots="rust c rust:itsoff c:itsoff rust:acpi c:acpi" ;;
 	*) boots=- ;;
 	esac
 	for boot in $boots; do
@@ -165,6 +168,15 @@ for target in "$@"; do
 				machine=arm64-itsoff
 				label="$label its=off"
 			fi
+			# UEFI (Debian's AAVMF) loads the uncompressed Image and hands it the ACPI
+			# tables; acpi=force makes the kernel take them over the device tree. The power
+			# key is then the Generic Event Device's, not the pl061's; the GICv3 benchmark
+			# sample finds its spare SPIs through the device tree, so it does not run.
+			if [ "$variant" = acpi ]; then
+				machine=arm64-acpi
+				label="$label ACPI"
+				append="${append/rust_gic_bench.run=1/} acpi=force irqrs.nopowerkey=1"
+			fi
 			# The host presses the power key over QMP when the guest asks for it.
 			sock=$qmpdir/qmp.sock
 			rm -f "$sock"
@@ -177,7 +189,9 @@ for target in "$@"; do
 		*) label=$target ;;
 		esac
 		echo "== boot $label"
-		MACHINE=$machine APPEND="$append" timeout "${BOOT_TIMEOUT:-600}" \
+		kernel=
+		[ "$variant" != acpi ] || kernel=arch/arm64/boot/Image
+		KERNEL=$kernel MACHINE=$machine APPEND="$append" timeout "${BOOT_TIMEOUT:-600}" \
 			bash "$top/tests/boot/qemu.sh" "$target" "${qemu_args[@]}" \
 			</dev/null >"$log" 2>&1
 		r=$?

@@ -3,7 +3,8 @@
 # QEMU with the test initramfs, on the machine of tests/qemu/$MACHINE.args (MACHINE defaults to
 # the ARCH; the boot test also uses arm64-itsoff, the arm64 machine without the GIC's ITS). Extra
 # kernel command-line words come from $APPEND; extra QEMU arguments follow TARGET. $INITRD
-# replaces the busybox initramfs.
+# replaces the busybox initramfs; $KERNEL, a path in the build directory, replaces the kernel
+# image (the arm64 ACPI boot's UEFI firmware loads the uncompressed Image, an EFI application).
 # Usage: tests/boot/qemu.sh TARGET [QEMU-ARGS...]
 set -euo pipefail
 
@@ -25,5 +26,5 @@ initrd=${INITRD:-$out/$target/initramfs.cpio}
 [ -n "${INITRD:-}" ] || bash "$top/tests/boot/mkinitramfs.sh" "$arch" "$initrd"
 mapfile -t machine < <(grep -v '^$' "$top/tests/qemu/$mname.args")
 exec "/usr/bin/$qemu" "${machine[@]}" -nographic -no-reboot -nodefaults -serial mon:stdio \
-	-kernel "$out/$target/$kernel" -initrd "$initrd" \
+	-kernel "$out/$target/${KERNEL:-$kernel}" -initrd "$initrd" \
 	-append "console=$console rdinit=/init kunit.enable=0 ${APPEND:-}" "$@"

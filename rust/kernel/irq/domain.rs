@@ -1197,7 +1197,8 @@ impl DomainState {
 /// - `self.domain` is a live `irq_domain` created by `irq_domain_instantiate()` whose
 ///   `host_data` points to `*self.data` (a `HostData<T>`) and whose ops are `DomainVtable::<T>`.
 /// - `self.fwnode` is the domain's named fwnode, owned by `self`; or, for a domain created by
-///   [`Domain::new_root`], which is never removed, the firmware node it borrows forever.
+///   [`Domain::new_root`], which is never removed (only a `&'static` reference to it exists, so
+///   it is never dropped), the firmware node it borrows, which its owner never frees.
 /// - `self.hwirq_max` is the domain's `hwirq_max`.
 /// - `self.owner` references the module of `T`'s code (`T::OwnerModule`), which the domain's
 ///   operations and chips are.
@@ -1244,7 +1245,7 @@ impl<T: DomainOps> Domain<'static, T> {
     }
 
     /// Creates the root domain of an interrupt controller on the firmware node `fwnode` (its
-    /// device-tree node), a tree for hwirqs below `hwirq_max` on the wired bus
+    /// device-tree node, or on ACPI an irqchip fwnode), a tree for hwirqs below `hwirq_max` on the wired bus
     /// (`irq_domain_create_tree()`, then `irq_domain_update_bus_token(DOMAIN_BUS_WIRED)`), as a
     /// root irqchip's probe does. Device-tree interrupt specifiers naming the node map through
     /// it, and C child domains (a GICv3 ITS, say) can be stacked on it.
@@ -1262,8 +1263,10 @@ impl<T: DomainOps> Domain<'static, T> {
     ///
     /// # Safety
     ///
-    /// `fwnode` is a valid firmware node that is never freed (the node of a flattened device
-    /// tree, say), and no other domain of the wired bus is created on it.
+    /// `fwnode` is a valid firmware node that is not freed while a domain is on it: from a
+    /// successful return on, never (the domain is never removed); after an error it may be
+    /// (the node of a flattened device tree is never freed; an irqchip fwnode of ACPI's is freed
+    /// by its owner only if this failed). No other domain of the wired bus is created on it.
     pub unsafe fn new_root(
         fwnode: *mut bindings::fwnode_handle,
         hwirq_max: usize,

@@ -254,7 +254,7 @@ impl Regions {
 ///
 /// # Invariants
 ///
-/// Exists only during one call of `__entry::of_init()`, which calls [`Driver::probe`] once, on
+/// Exists only during one call of `__entry::init()`, which calls [`Driver::probe`] once, on
 /// the boot CPU with interrupts disabled, before the shim starts the ITS; the kernel does not
 /// use pseudo-NMIs. `domain` is null or the domain [`RootNode::create_domain`] created in this
 /// probe.
@@ -329,19 +329,35 @@ impl Ipis {
     }
 }
 
-/// The GIC's device-tree node, on which the probe creates the root domain.
+/// How the firmware described the GIC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Firmware {
+    /// A device-tree `arm,gic-v3` node: interrupt specifiers are its `#interrupt-cells`.
+    DeviceTree,
+    /// The MADT's GIC distributor entry: interrupt specifiers are ACPI GSIs, `<gsi type>`.
+    Acpi,
+}
+
+/// The GIC's firmware node (its device-tree node, or on ACPI the irqchip fwnode the shim made
+/// for its MADT distributor entry), on which the probe creates the root domain.
 ///
 /// # Invariants
 ///
-/// `fwnode` is the firmware node of a device-tree node that is never freed, on which no wired
-/// domain exists yet; only the probe's entry point makes one, once per node, with `probe` the
-/// [`Probe`] of that probe.
+/// `fwnode` is such a firmware node, described by `firmware`, on which no wired domain exists
+/// yet and which is not freed while a domain is on it; only the probe's entry point makes a
+/// `RootNode`, once per node, with `probe` the [`Probe`] of that probe.
 pub struct RootNode<'a> {
     fwnode: *mut bindings::fwnode_handle,
+    firmware: Firmware,
     probe: &'a Probe,
 }
 
 impl RootNode<'_> {
+    /// How the firmware described the GIC: what the root domain's specifiers look like.
+    pub fn firmware(&self) -> Firmware {
+        self.firmware
+    }
+
     /// Creates the root domain on the node ([`Domain::new_root`]), consuming it: one wired
     /// domain per node.
     ///
@@ -355,8 +371,8 @@ impl RootNode<'_> {
         hwirq_max: usize,
         data: impl PinInit<T, Error>,
     ) -> Result<&'static Domain<'static, T>> {
-        // SAFETY: `self.fwnode` is a device-tree node that is never freed, without a wired
-        // domain (type invariant); `self` is consumed, so this runs once for it.
+        // SAFETY: `self.fwnode` is a firmware node that is not freed while a domain is on it,
+        // without a wired domain (type invariant); `self` is consumed, so this runs once for it.
         let domain = unsafe { Domain::new_root(self.fwnode, hwirq_max, data) }?;
         self.probe.retain();
         // INVARIANT: The domain this probe created.
@@ -393,8 +409,9 @@ pub trait Driver {
     /// The root domain's operations.
     type Ops: DomainOps + 'static;
 
-    /// Probes the GIC of a device-tree node (`gic_of_init()`): `node` to create the root
-    /// domain on, `regions` the shim mapped. Calls [`Probe::retain`] once it has programmed
+    /// Probes the GIC of a device-tree node or of the MADT (`gic_of_init()`,
+    /// `gic_acpi_init()`): `node` to create the root domain on ([`RootNode::firmware`] says
+    /// which), `regions` the shim mapped. Calls [`Probe::retain`] once it has programmed
     /// the GIC ([`RootNode::create_domain`] does it too). Returning an error before either
     /// makes the shim start the C driver (with a line saying why unless `EOPNOTSUPP`); after
     /// either, the shim fails loudly and the kernel has no interrupt controller.
@@ -495,18 +512,20 @@ pub fn cpus_in(mask: &Cpumask) -> impl Iterator<Item = CpuId> + '_ {
 pub mod __entry {
     use super::*;
 
-    /// `rust_gicv3_of_init()`.
+    /// `rust_gicv3_init()`.
     ///
     /// # Safety
     ///
     /// Called once, at boot on the boot CPU with interrupts disabled, by the shim's
-    /// `gic_v3_rust_of_init()`, on a kernel without pseudo-NMIs, before the ITS is started:
-    /// `fwnode` is the GIC's device-tree node, never freed, without a domain; `dist` maps
-    /// `dist_size` bytes and `regions` points to `nr` regions, all mapped for the kernel's
-    /// lifetime; `out` is valid for writes.
+    /// `gic_v3_rust_of_init()` or `gic_v3_rust_acpi_init()`, on a kernel without pseudo-NMIs,
+    /// before the ITS is started: `fwnode` is the GIC's device-tree node (`acpi` false) or the
+    /// irqchip fwnode of its MADT distributor entry (`acpi` true), without a domain, not freed
+    /// while a domain is on it; `dist` maps `dist_size` bytes and `regions` points to `nr`
+    /// regions, all mapped for the kernel's lifetime; `out` is valid for writes.
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn of_init<D: Driver>(
+    pub unsafe fn init<D: Driver>(
         fwnode: *mut bindings::fwnode_handle,
+        acpi: bool,
         dist: *mut c_void,
         _dist_phys: u64,
         dist_size: u64,
@@ -526,10 +545,16 @@ pub mod __entry {
         // SAFETY: The shim's mappings (the function's safety requirements).
         let r = unsafe { Regions::from_shim(dist, dist_size, regions, nr, stride) }.and_then(
             |regions| {
-                // INVARIANT: `fwnode` is the GIC's device-tree node, never freed, without a
-                // domain (the function's safety requirements); this is its only `RootNode`.
+                // INVARIANT: `fwnode` is the GIC's firmware node as `acpi` says, without a
+                // domain, not freed while a domain is on it (the function's safety
+                // requirements); this is its only `RootNode`.
                 let node = RootNode {
                     fwnode,
+                    firmware: if acpi {
+                        Firmware::Acpi
+                    } else {
+                        Firmware::DeviceTree
+                    },
                     probe: &probe,
                 };
                 D::probe(&probe, node, regions)
@@ -644,7 +669,7 @@ pub mod __entry {
 }
 
 /// Defines the C entry points of the Rust GICv3 driver `$driver` (a [`Driver`]), the functions
-/// `drivers/irqchip/irq-gic-v3-rust.h` declares and the shim calls: `rust_gicv3_of_init()`,
+/// `drivers/irqchip/irq-gic-v3-rust.h` declares and the shim calls: `rust_gicv3_init()`,
 /// the root handlers `gic_v3_rust_handle_irq()` (EOImode=1) and
 /// `gic_v3_rust_handle_irq_eoimode0()` (in `.irqentry.text`, as `__exception_irq_entry` places
 /// C's `gic_handle_irq()`), `rust_gicv3_starting_cpu()`, `rust_gicv3_check_cpu()` and
@@ -674,15 +699,17 @@ macro_rules! gic_v3_driver {
                 irq::gic_v3::__entry,
             };
 
-            /// The probe, called by the shim's `IRQCHIP_DECLARE()` init function.
+            /// The probe, called by the shim's `IRQCHIP_DECLARE()` and
+            /// `IRQCHIP_ACPI_DECLARE()` init functions.
             ///
             /// # Safety
             ///
-            /// As `__entry::of_init()`.
+            /// As `__entry::init()`.
             #[no_mangle]
             #[allow(clippy::too_many_arguments)]
-            unsafe extern "C" fn rust_gicv3_of_init(
+            unsafe extern "C" fn rust_gicv3_init(
                 fwnode: *mut bindings::fwnode_handle,
+                acpi: bool,
                 dist: *mut c_void,
                 dist_phys: u64,
                 dist_size: u64,
@@ -691,11 +718,11 @@ macro_rules! gic_v3_driver {
                 stride: u64,
                 out: *mut bindings::gic_v3_rust_probe,
             ) -> c_int {
-                // SAFETY: The shim calls it as `__entry::of_init()` requires (the function's
+                // SAFETY: The shim calls it as `__entry::init()` requires (the function's
                 // safety requirements).
                 unsafe {
-                    __entry::of_init::<$driver>(
-                        fwnode, dist, dist_phys, dist_size, regions, nr, stride, out,
+                    __entry::init::<$driver>(
+                        fwnode, acpi, dist, dist_phys, dist_size, regions, nr, stride, out,
                     )
                 }
             }
@@ -762,8 +789,8 @@ macro_rules! gic_v3_driver {
 
             // The definitions have the header's prototypes: each pair below has one type.
             let _ = [
-                bindings::rust_gicv3_of_init as unsafe extern "C" fn(_, _, _, _, _, _, _, _) -> _,
-                rust_gicv3_of_init,
+                bindings::rust_gicv3_init as unsafe extern "C" fn(_, _, _, _, _, _, _, _, _) -> _,
+                rust_gicv3_init,
             ];
             let _ = [
                 bindings::gic_v3_rust_handle_irq as unsafe extern "C" fn(_),
