@@ -26,8 +26,9 @@
 //! decision runs without it; a target that went away meanwhile is skipped, not counted as a
 //! failure.
 //!
-//! Walking every descriptor and moving interrupts take the [`Placer`] capability, which this
-//! balancer claims in its initcall, before any loadable module can, whether or not it is enabled.
+//! Walking every descriptor and moving interrupts take the [`Placer`] capability, which only
+//! code linked into the kernel image can claim, once: this balancer claims it in its initcall,
+//! whether or not it is enabled.
 //!
 //! It never moves per-CPU, managed or `IRQF_NOBALANCING` interrupts, interrupts whose chip
 //! cannot set affinity, nor interrupts whose affinity someone else changed after the balancer
@@ -609,10 +610,12 @@ struct IrqBalance {
 }
 
 impl kernel::Module for IrqBalance {
-    fn init(_module: &'static ThisModule) -> Result<Self> {
-        // Claimed whether or not the balancer runs, before any loadable module can: no one else
-        // ever holds it.
-        let placer = Placer::claim().ok_or(EBUSY)?;
+    fn init(module: &'static ThisModule) -> Result<Self> {
+        // Claimed whether or not the balancer runs: no other code ever holds it.
+        let Some(placer) = Placer::claim(module) else {
+            pr_err!("the placement capability is taken: no balancer\n");
+            return Err(EBUSY);
+        };
         if !module_parameters::rust.value() {
             return Ok(Self {
                 _state: None,

@@ -614,7 +614,8 @@ mod tests {
         // The state a bench run stayed in for 12 intervals, in us per interval: CPU0 with a
         // heavy interrupt, two medium and two light ones, its sibling CPU1 idle, the other core
         // at its own best. Moving the heavy one to CPU1 lowers the core's pressure by 3.5 ms,
-        // under 10 % of CPU0's 40 ms, but CPU0's own load by 33 ms: it moves, and alone.
+        // under 10 % of CPU0's 40 ms, but the core's busiest own load by twice that (40 ms on
+        // CPU0 to 33 ms on CPU1): it moves, and alone.
         let cpus = two_smt_cores()?;
         let mut irqs = [
             irq(40, 0, 33_000),
@@ -641,6 +642,20 @@ mod tests {
         let mut again = KVec::new();
         decide(&cpus, &zeros(4)?, &mut irqs, &P, &mut again)?;
         assert_eq!(again.len(), 0);
+        Ok(())
+    }
+
+    #[test]
+    fn a_sibling_move_counts_double_only_against_the_threshold() -> Result {
+        // Two heavy interrupts on CPU0: onto the idle sibling the move gains H/2 in pressure
+        // (H against the threshold), onto the other core H. Ranked by the doubled gain the
+        // sibling, nearer, would win; ranked by the gain itself the other core does.
+        let cpus = two_smt_cores()?;
+        let mut irqs = [irq(50, 0, H), irq(51, 0, H)];
+        let mut moves = KVec::new();
+        decide(&cpus, &zeros(4)?, &mut irqs, &P, &mut moves)?;
+        assert_eq!(moves.len(), 1);
+        assert!(moves[0].to == 2 || moves[0].to == 3);
         Ok(())
     }
 

@@ -156,17 +156,18 @@ impl RequestId {
 /// The capability to walk every requested interrupt ([`Placer::next_requested`]) and to move
 /// interrupts ([`Placer::move_to`]): the kernel's interrupt balancer's alone.
 ///
-/// There is at most one, and it is the balancer's: the kernel's interrupt balancer, built in
-/// whenever this type exists (`CONFIG_IRQ_BALANCE_RUST` is `bool`), claims it in its initcall,
-/// whether or not it is then enabled, before any loadable module can run, and [`Placer::claim`]
-/// succeeds once for the kernel's lifetime. Moving an interrupt is no memory-safety hazard (a
-/// write of `/proc/irq/N/smp_affinity` does the same), so the claim is safe; but what the
-/// balancer promises rests on being the one mover that records what it set: that it never
-/// overrides an affinity a user or a driver chose, and that it tells its own moves from theirs.
-/// A module holding these functions could break that unseen; a capability claimed once, first by
-/// the balancer, keeps them to it, which `pub(crate)` cannot do (the balancer is a crate of its
-/// own). Built-in code that claimed it earlier would make the balancer fail to start (`EBUSY`)
-/// rather than share it.
+/// There is at most one, and it is the balancer's: only code linked into the kernel image may
+/// claim it ([`Placer::claim`] refuses a loadable module, whose safe code can name no module but
+/// its own), and the kernel's interrupt balancer, built in whenever this type exists
+/// (`CONFIG_IRQ_BALANCE_RUST` is `bool`), claims it in its initcall, whether or not it is then
+/// enabled; the claim succeeds once for the kernel's lifetime. Moving an interrupt is no
+/// memory-safety hazard (a write of `/proc/irq/N/smp_affinity` does the same), so the claim is
+/// safe; but what the balancer promises rests on being the one mover that records what it set:
+/// that it never overrides an affinity a user or a driver chose, and that it tells its own moves
+/// from theirs. A module holding these functions could break that unseen; a capability only
+/// built-in code can claim, and only once, keeps them to the balancer, which `pub(crate)` cannot
+/// do (the balancer is a crate of its own). Built-in code that claimed it first would make the
+/// balancer fail to start (`EBUSY`, said in the log) rather than share it.
 ///
 /// # Invariants
 ///
@@ -174,10 +175,16 @@ impl RequestId {
 pub struct Placer(());
 
 impl Placer {
-    /// Claims the capability: `Some` the first time in the kernel's lifetime, `None` after.
-    /// Any context. The interrupt balancer's initcall is the first caller.
-    pub fn claim() -> Option<Self> {
+    /// Claims the capability for the code of `module`: `Some` the first time in the kernel's
+    /// lifetime, for code linked into the kernel image (a null `module`, as
+    /// [`built_in_module!`](crate::built_in_module) and built-in `module!`s have); `None` for a
+    /// loadable module, and after the first claim. Any context. The interrupt balancer's
+    /// initcall is the first caller.
+    pub fn claim(module: &'static ThisModule) -> Option<Self> {
         static CLAIMED: AtomicBool = AtomicBool::new(false);
+        if !module.as_ptr().is_null() {
+            return None;
+        }
         // INVARIANT: Made at most once: the flag is never cleared.
         (!CLAIMED.swap(true, SeqCst)).then_some(Self(()))
     }
