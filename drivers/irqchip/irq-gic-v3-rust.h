@@ -41,6 +41,10 @@ struct gic_v3_rust_probe {
 	u32 gicd_typer;
 	u32 gicd_typer2;
 	bool direct_lpi;
+	/* GICv4 (rdists.has_vlpis, has_rvpeid, has_vpend_valid_dirty): for the ITS and KVM. */
+	bool vlpis;
+	bool rvpeid;
+	bool vpend_valid_dirty;
 	bool retained;
 };
 

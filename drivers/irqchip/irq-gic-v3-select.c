@@ -28,7 +28,8 @@
  * erratum workaround of irq-gic-v3.c's gic_quirks[], pseudo-NMIs, PPI
  * partitions (a "ppi-partitions" child: 4-cell specifiers whose fourth cell
  * names a partition), and what the Rust probe refuses before touching the
- * hardware (EOPNOTSUPP: extended SPIs, message-based SPIs, GICv4 vLPIs).
+ * hardware (EOPNOTSUPP: extended SPIs, message-based SPIs). A GICv4 keeps the
+ * Rust root: the ITS driver's vPEs, doorbells and vLPIs sit on its domain.
  *
  * So does any other error before the Rust probe programmed the GIC or created
  * its domain (a mapping or an allocation that failed, a distributor whose
@@ -191,13 +192,16 @@ static struct notifier_block gic_v3_rust_cpu_pm_notifier_block = {
 	.notifier_call = gic_v3_rust_cpu_pm_notifier,
 };
 
-/* As gic_of_setup_kvm_info() (EOImode=1 only): the maintenance interrupt and GICV. */
+/* As gic_of_setup_kvm_info() (EOImode=1 only): the maintenance interrupt, GICV, GICv4. */
 static void __init gic_v3_rust_setup_kvm_info(struct device_node *node, u32 nr_redist_regions)
 {
 	static struct gic_kvm_info info __initdata;
 	struct resource r;
 
 	info.type = GIC_V3;
+	/* As the ITS driver left them (its_init() may drop GICv4 for want of an ITS with it). */
+	info.has_v4 = gic_v3_rust_rdists.has_vlpis;
+	info.has_v4_1 = gic_v3_rust_rdists.has_rvpeid;
 	info.maint_irq = irq_of_parse_and_map(node, 0);
 	if (!info.maint_irq)
 		return;
@@ -288,6 +292,10 @@ static void __init gic_v3_rust_start(struct fwnode_handle *fwnode,
 		gic_v3_rust_rdists.gicd_typer = p->gicd_typer;
 		gic_v3_rust_rdists.gicd_typer2 = p->gicd_typer2;
 		gic_v3_rust_rdists.has_direct_lpi = p->direct_lpi;
+		/* GICv4: the vPEs, doorbells and vLPIs are the ITS driver's, on the Rust domain. */
+		gic_v3_rust_rdists.has_vlpis = p->vlpis;
+		gic_v3_rust_rdists.has_rvpeid = p->rvpeid;
+		gic_v3_rust_rdists.has_vpend_valid_dirty = p->vpend_valid_dirty;
 		its_init(fwnode, &gic_v3_rust_rdists, p->domain, p->prio);
 		its_cpu_init();
 		its_lpi_memreserve_init();
@@ -610,9 +618,9 @@ static int __init gic_v3_rust_acpi_init(union acpi_subtable_headers *header, boo
 	gic_v3_rust_start(fwnode, &probe);
 	gic_v3_rust_gsi_fwnode = fwnode;
 	acpi_set_irq_model(ACPI_IRQ_MODEL_GIC, gic_v3_rust_gsi_domain_id, NULL);
-	/* Its has_v4 comes from the C driver's rdists, empty here: right, the Rust one has no vLPIs. */
 	if (probe.split_eoi)
-		gic_v3_acpi_setup_kvm_info();
+		gic_v3_acpi_setup_kvm_info(gic_v3_rust_rdists.has_vlpis,
+					   gic_v3_rust_rdists.has_rvpeid);
 	return 0;
 
 out_unmap:

@@ -10,9 +10,13 @@
 //! (`irqchip.gicv3=rust|c`); the ITS (`irq-gic-v3-its.c`) stays C. On ACPI the root domain
 //! translates GSIs (`translate_acpi()`) instead of device-tree specifiers.
 //!
+//! On a GICv4 the vPEs, their doorbells and the vLPIs are the C ITS driver's, on this driver's
+//! domain: this driver finds what the redistributors support for it (`struct rdists`) and cleans
+//! a GICv4.1 redistributor up at boot, as C does.
+//!
 //! Not supported: pseudo-NMIs, errata workarounds, PPI partitions (a `ppi-partitions` node),
-//! extended SPIs, message-based SPIs and GICv4 vLPIs: the shim then starts the C driver (the
-//! Rust probe refuses the last three with `EOPNOTSUPP` before touching the GIC). So it does for
+//! extended SPIs and message-based SPIs: the shim then starts the C driver (the Rust probe
+//! refuses the last two with `EOPNOTSUPP` before touching the GIC). So it does for
 //! any probe error: every one comes before the probe commits (creates the root domain, then
 //! programs the GIC), after which nothing fails. Extended PPIs are reset on each CPU, as C does,
 //! and left unused (a specifier naming one, a GSI in their range on ACPI, or a PPI partition,
@@ -217,7 +221,7 @@ register! {
         /// Register write pending.
         3:3 rwp => bool;
         /// LPI invalidation registers supported (a subset of direct LPI).
-        1:1 ir => bool;
+        2:2 ir => bool;
     }
 
     /// Redistributor type, read with [`read_gicr_typer`].
@@ -226,10 +230,14 @@ register! {
         63:32 affinity;
         /// PPIs: 0 for 16, else extended PPIs.
         31:27 ppi_num;
+        /// GICv4.1: the vPE ID registers, `GICR_VPENDBASER` in the 4.1 layout.
+        7:7 rvpeid => bool;
         /// The last redistributor of its region.
         4:4 last => bool;
         /// Direct LPI injection (`GICR_SETLPIR` and friends).
         3:3 direct_lpi => bool;
+        /// GICv4.1: `GICR_VPENDBASER.Dirty` reports the vPE's pending table parse.
+        2:2 dirty => bool;
         /// Virtual LPIs (then the redistributor has four frames).
         1:1 vlpis => bool;
     }
@@ -1021,8 +1029,8 @@ impl DomainOps for Gic {
 struct FoundRedists {
     /// The redistributor of each possible CPU, by CPU number.
     table: KVec<Option<Redist>>,
-    /// Every redistributor has direct LPI support (`rdists.has_direct_lpi`).
-    direct_lpi: bool,
+    /// What every redistributor supports (`__gic_update_rdist_properties()`).
+    props: RdistProps,
     /// The PPIs that every redistributor implements (`gic_data.ppi_nr`): 16, or 48 or 80 with
     /// extended PPIs.
     nr_ppis: usize,
@@ -1037,14 +1045,80 @@ fn nr_ppis(ppi_num: u32) -> usize {
     }
 }
 
+/// What every redistributor supports, as `__gic_update_rdist_properties()` gathers it into
+/// `struct rdists` for the ITS driver: direct LPI injection, and GICv4's virtual LPIs (the ITS
+/// driver's vPEs, doorbells and vLPIs sit on this driver's domain; this driver only finds them
+/// and cleans a GICv4.1 redistributor up at boot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RdistProps {
+    /// `rdists.has_direct_lpi`: `GICR_TYPER.DirectLPI`, `GICR_CTLR.IR` or GICv4.1 on every one.
+    direct_lpi: bool,
+    /// `rdists.has_vlpis`: `GICR_TYPER.VLPIS` on every one.
+    vlpis: bool,
+    /// `rdists.has_rvpeid`: `GICR_TYPER.RVPEID` on every one (GICv4.1).
+    rvpeid: bool,
+    /// `rdists.has_vpend_valid_dirty`: `GICR_TYPER.Dirty` on every one.
+    vpend_valid_dirty: bool,
+}
+
+impl RdistProps {
+    /// Before the first redistributor: everything, as `gic_init_bases()` starts.
+    const ALL: Self = Self {
+        direct_lpi: true,
+        vlpis: true,
+        rvpeid: true,
+        vpend_valid_dirty: true,
+    };
+
+    /// Takes in one redistributor, its `GICR_TYPER` and `GICR_CTLR.IR`.
+    fn add(&mut self, typer: GICR_TYPER, ir: bool) {
+        self.vlpis &= typer.vlpis();
+        // RVPEID implies a form of DirectLPI, as CTLR.IR does a subset of it (C's comment).
+        self.rvpeid &= typer.rvpeid();
+        self.direct_lpi &= typer.direct_lpi() || ir || self.rvpeid;
+        self.vpend_valid_dirty &= typer.dirty();
+        // A GICv4.1 feature without vLPIs makes no sense: none of them (C warns, once).
+        if self.rvpeid && !self.vlpis {
+            pr_warn!("GICR_TYPER.RVPEID without VLPIS: no direct LPI, no vLPIs\n");
+            self.direct_lpi = false;
+            self.vlpis = false;
+            self.rvpeid = false;
+        }
+    }
+}
+
+/// `GICR_VPROPBASER` (GICv4.1 layout), in the `VLPI_base` frame.
+const GICR_VPROPBASER: usize = 0x0070;
+/// `GICR_VPROPBASER.Valid` (GICv4.1).
+const GICR_VPROPBASER_4_1_VALID: u64 = 1 << 63;
+/// `GICR_VPENDBASER`, in the `VLPI_base` frame.
+const GICR_VPENDBASER: usize = 0x0078;
+/// `GICR_VPENDBASER.Valid`.
+const GICR_VPENDBASER_VALID: u64 = 1 << 63;
+/// `GICR_VPENDBASER.PendingLast`.
+const GICR_VPENDBASER_PENDING_LAST: u64 = 1 << 60;
+
+/// A GICv4.1 redistributor's boot-time cleanup (`__gic_update_rdist_properties()`): a vPE a
+/// previous kernel left resident is made non-resident, and the vPE table is marked invalid, so
+/// that the ITS driver starts from a clean redistributor. 64-bit accesses, as C's
+/// `gicr_read_vpendbaser()` on arm64 (the frame's accessors check their alignment at run time).
+fn vpe_cleanup(vlpi: Frame) -> Result {
+    let io = vlpi.relaxed();
+    if io.try_read64(GICR_VPENDBASER)? & GICR_VPENDBASER_VALID != 0 {
+        io.try_write64(GICR_VPENDBASER_PENDING_LAST, GICR_VPENDBASER)?;
+    }
+    let prop = io.try_read64(GICR_VPROPBASER)?;
+    io.try_write64(prop & !GICR_VPROPBASER_4_1_VALID, GICR_VPROPBASER)
+}
+
 /// Finds the redistributor of every possible CPU: walks each region's redistributors (by the
 /// `redistributor-stride`, else two or, with vLPIs, four frames) up to `GICR_TYPER.Last`,
 /// matching `GICR_TYPER[63:32]` with the CPU's affinity (`gic_iterate_rdists()`,
 /// `__gic_populate_rdist()`, `__gic_update_rdist_properties()`).
 ///
-/// Only reads the GIC. Returns `EINVAL` for a redistributor whose two frames do not lie inside
-/// its region (a region too small, or a stride walking out of it), `EOPNOTSUPP` for a GICv4
-/// with vLPIs, `ENOMEM`.
+/// Only reads the GIC, but for a GICv4.1 redistributor's boot-time cleanup ([`vpe_cleanup`]).
+/// Returns `EINVAL` for a redistributor whose frames (two, or four with vLPIs) do not lie inside
+/// its region (a region too small, or a stride walking out of it), `ENOMEM`.
 fn find_redists(regions: &Regions) -> Result<FoundRedists> {
     let n = nr_cpu_ids() as usize;
     let mut table = KVec::with_capacity(n, GFP_KERNEL)?;
@@ -1053,7 +1127,7 @@ fn find_redists(regions: &Regions) -> Result<FoundRedists> {
     }
     // `gic_update_rdist_properties()`: the fewest PPIs of any redistributor.
     let mut min_ppis = usize::MAX;
-    let mut direct_lpi = true;
+    let mut props = RdistProps::ALL;
     for (idx, region) in regions.redist.iter().enumerate() {
         let Ok(first) = region.redist(0) else {
             pr_err!(
@@ -1084,11 +1158,23 @@ fn find_redists(regions: &Regions) -> Result<FoundRedists> {
             let ppis = nr_ppis(typer.ppi_num().get() as u32);
             min_ppis = core::cmp::min(min_ppis, ppis);
             if typer.vlpis() {
-                // GICv4: the C driver's boot-time vPE cleanup and vLPI support are not here.
-                pr_info!("GICv4 vLPIs not supported\n");
-                return Err(EOPNOTSUPP);
+                // GICv4: the `VLPI_base` frame, which the ITS driver programs, is the
+                // redistributor's too.
+                let Ok(vlpi) = region.vlpi(offset) else {
+                    pr_err!(
+                        "redistributor region {}: the GICv4 redistributor at {:#x} ends beyond \
+                         its {:#x} bytes\n",
+                        idx,
+                        offset,
+                        region.size()
+                    );
+                    return Err(EINVAL);
+                };
+                if typer.rvpeid() {
+                    vpe_cleanup(vlpi)?;
+                }
             }
-            direct_lpi &= typer.direct_lpi() || r.rd().relaxed().read(GICR_CTLR).ir();
+            props.add(typer, r.rd().relaxed().read(GICR_CTLR).ir());
             let aff = typer.affinity().get() as u32;
             for cpu in (0..nr_cpu_ids()).filter_map(CpuId::from_u32) {
                 if redist_affinity(cpu_affinity(cpu)) == aff {
@@ -1110,9 +1196,21 @@ fn find_redists(regions: &Regions) -> Result<FoundRedists> {
             offset = offset.checked_add(step).ok_or(EINVAL)?;
         }
     }
+    if props.vlpis {
+        pr_info!(
+            "GICv4 features: {}{}{}\n",
+            if props.direct_lpi { "DirectLPI " } else { "" },
+            if props.rvpeid { "RVPEID " } else { "" },
+            if props.vpend_valid_dirty {
+                "Valid+Dirty "
+            } else {
+                ""
+            }
+        );
+    }
     Ok(FoundRedists {
         table,
-        direct_lpi,
+        props,
         // No redistributor at all: the boot CPU has none, which the probe refuses.
         nr_ppis: if min_ppis == usize::MAX {
             SPI_BASE - SGI_NR
@@ -1260,7 +1358,10 @@ fn probe(ctx: &Probe, node: RootNode<'_>, regions: Regions) -> Result<gic_v3::Pr
         prio,
         gicd_typer: typer.into_raw(),
         gicd_typer2: typer2.into_raw(),
-        direct_lpi: found.direct_lpi,
+        direct_lpi: found.props.direct_lpi,
+        vlpis: found.props.vlpis,
+        rvpeid: found.props.rvpeid,
+        vpend_valid_dirty: found.props.vpend_valid_dirty,
     })
 }
 
@@ -1564,6 +1665,58 @@ mod tests {
         // The device-tree form is not an ACPI one, nor the other way round.
         assert_eq!(translate(&[27, 4], 288), Err(EINVAL));
         Ok(())
+    }
+
+    #[test]
+    fn redistributor_properties_as_c_gathers_them() {
+        const VLPIS: u64 = 1 << 1;
+        const DIRTY: u64 = 1 << 2;
+        const DIRECT: u64 = 1 << 3;
+        const RVPEID: u64 = 1 << 7;
+        let gather = |rds: &[(u64, bool)]| {
+            let mut p = RdistProps::ALL;
+            for &(typer, ir) in rds {
+                p.add(GICR_TYPER::from(typer), ir);
+            }
+            p
+        };
+        let props = |direct_lpi, vlpis, rvpeid, vpend_valid_dirty| RdistProps {
+            direct_lpi,
+            vlpis,
+            rvpeid,
+            vpend_valid_dirty,
+        };
+        // GICv3 (QEMU's gic-version=3): LPIs only, no direct injection.
+        assert_eq!(
+            gather(&[(0, false), (0, false)]),
+            props(false, false, false, false)
+        );
+        // GICR_CTLR.IR alone gives the ITS its direct invalidation.
+        assert_eq!(gather(&[(0, true)]), props(true, false, false, false));
+        // GICv4.0 (QEMU's gic-version=4).
+        assert_eq!(
+            gather(&[(VLPIS | DIRECT, false), (VLPIS | DIRECT, false)]),
+            props(true, true, false, false)
+        );
+        // GICv4.1: RVPEID stands for DirectLPI.
+        assert_eq!(
+            gather(&[(VLPIS | RVPEID | DIRTY, false)]),
+            props(true, true, true, true)
+        );
+        // One redistributor without vLPIs: none for the ITS.
+        assert_eq!(
+            gather(&[(VLPIS | DIRECT, false), (DIRECT, false)]),
+            props(true, false, false, false)
+        );
+        // RVPEID without VLPIS makes no sense: nothing of either (C's WARN_ON_ONCE).
+        assert_eq!(
+            gather(&[(RVPEID | DIRECT, false)]),
+            props(false, false, false, false)
+        );
+        // GICR_CTLR.IR is bit 2 (`GICR_CTLR_IR`); bit 1 is CES, which QEMU sets.
+        assert!(GICR_CTLR::from(1u32 << 2).ir());
+        assert!(!GICR_CTLR::from(1u32 << 1).ir());
+        assert!(GICR_CTLR::from(1u32 << 3).rwp());
     }
 
     #[test]

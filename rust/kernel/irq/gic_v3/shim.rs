@@ -141,6 +141,21 @@ impl RedistRegion {
         })
     }
 
+    /// The `VLPI_base` frame of the GICv4 redistributor at byte `offset` of the region, its
+    /// third (`GICR_VPROPBASER`, `GICR_VPENDBASER`).
+    ///
+    /// Returns `EINVAL` if the redistributor's four frames do not lie inside the region.
+    pub fn vlpi(&self, offset: usize) -> Result<Frame> {
+        let end = offset.checked_add(4 * FRAME).ok_or(EINVAL)?;
+        if end > self.size {
+            return Err(EINVAL);
+        }
+        // SAFETY: `VLPI_base`, two frames after `RD_base`, lies in the region (checked above),
+        // mapped for the kernel's lifetime (type invariant).
+        let vlpi = unsafe { Bank::new(self.base + offset + 2 * FRAME, FRAME)? };
+        Ok(vlpi.io)
+    }
+
     /// The region's size in bytes.
     pub fn size(&self) -> usize {
         self.size
@@ -401,6 +416,12 @@ pub struct Probed<T: DomainOps + 'static> {
     pub gicd_typer2: u32,
     /// Every redistributor has direct LPI support (`rdists.has_direct_lpi`).
     pub direct_lpi: bool,
+    /// Every redistributor has virtual LPIs, GICv4 (`rdists.has_vlpis`).
+    pub vlpis: bool,
+    /// Every redistributor has GICv4.1's vPE IDs (`rdists.has_rvpeid`).
+    pub rvpeid: bool,
+    /// Every redistributor reports `GICR_VPENDBASER.Dirty` (`rdists.has_vpend_valid_dirty`).
+    pub vpend_valid_dirty: bool,
 }
 
 /// A GICv3 driver started by the shim: the bodies of its entry points, which
@@ -579,6 +600,9 @@ pub mod __entry {
                     gicd_typer: p.gicd_typer,
                     gicd_typer2: p.gicd_typer2,
                     direct_lpi: p.direct_lpi,
+                    vlpis: p.vlpis,
+                    rvpeid: p.rvpeid,
+                    vpend_valid_dirty: p.vpend_valid_dirty,
                     retained,
                 },
                 0,
