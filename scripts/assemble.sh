@@ -19,7 +19,7 @@ build=${BUILD:-$top/build}
 tree=$build/linux
 deb_dir=$build/dl
 series=$top/patches/series
-overlay_dirs="arch drivers kernel rust samples"
+overlay_dirs="arch drivers kernel rust samples Documentation"
 
 # The base, pinned: Debian's linux-source-7.3 at exactly this version (trixie-backports or sid),
 # and the SHA-256 of its .deb. Debian serves one version of a package per suite and drops the
