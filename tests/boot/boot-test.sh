@@ -10,9 +10,11 @@
 # IPI), and in a third boot with idle=poll (at least 99 % of the calls that found CPU1 idle must
 # go without one, CPU1's CAL count agreeing).
 #
-# arm64 boots six times: with each GICv3 driver of the one kernel (irqchip.gicv3=rust, the
+# arm64 boots eight times: with each GICv3 driver of the one kernel (irqchip.gicv3=rust, the
 # default, and irqchip.gicv3=c), each on the virt machine with the GIC's ITS (tests/qemu/arm64.args),
-# without it (its=off, tests/qemu/arm64-itsoff.args), and on ACPI
+# without it (its=off, tests/qemu/arm64-itsoff.args), on a GICv4 (gic-version=4,
+# tests/qemu/arm64-gicv4.args: the redistributors' four frames, the C ITS's vPE table and GICv4
+# support on the driver's root), and on ACPI
 # (tests/qemu/arm64-acpi.args: Debian's AAVMF UEFI firmware boots the uncompressed Image with
 # acpi=force; the GIC, its redistributors and the ITS come from the MADT, the ITS's device IDs
 # from the IORT; no pl061 power key, which is ACPI's Generic Event Device there). Each boot checks, for the driver asked
@@ -42,7 +44,8 @@
 #
 # Logs: build/out/TARGET/boot.log (x86_64 posted_msi=rust; arm64 irqchip.gicv3=rust with the ITS),
 # boot-c.log (posted_msi=c; irqchip.gicv3=c), on x86_64 boot-idlepoll.log, and on arm64
-# boot-itsoff.log, boot-c-itsoff.log, boot-acpi.log, boot-c-acpi.log and boot-gic-NAME.log (beside its gic-NAME.dtb);
+# boot-itsoff.log, boot-c-itsoff.log, boot-acpi.log, boot-c-acpi.log, boot-gicv4.log,
+# boot-c-gicv4.log and boot-gic-NAME.log (beside its gic-NAME.dtb);
 # beside each arm64 log its QMP transcript, NAME-qmp.log.
 #
 # Usage: tests/boot/boot-test.sh TARGET... (an ARCH, or ARCH-VARIANT built in build/out/TARGET)
@@ -117,11 +120,11 @@ for target in "$@"; do
 	# x86_64 boots three times: with each posted-MSI implementation (posted_msi=rust, the default,
 	# and posted_msi=c), and once more with idle=poll; the posted-MSI load generator and the IPI
 	# storm run during boot, checked by check-boot.py.
-	# arm64 boots six times: each GICv3 driver (irqchip.gicv3=rust, the default, and c), with
-	# the ITS, without it (its=off), and on ACPI (UEFI, acpi=force).
+	# arm64 boots eight times: each GICv3 driver (irqchip.gicv3=rust, the default, and c), with
+	# the ITS, without it (its=off), on ACPI (UEFI, acpi=force), and on a GICv4.
 	case $arch in
 	x86_64) boots="rust c rust:idlepoll" ;;
-	arm64) boots="rust c rust:itsoff c:itsoff rust:acpi c:acpi" ;;
+	arm64) boots="rust c rust:itsoff c:itsoff rust:acpi c:acpi rust:gicv4 c:gicv4" ;;
 	*) boots=- ;;
 	esac
 	for boot in $boots; do
@@ -167,6 +170,11 @@ for target in "$@"; do
 			if [ "$variant" = itsoff ]; then
 				machine=arm64-itsoff
 				label="$label its=off"
+			fi
+			# QEMU's gic-version=4, a GICv4.0: the ITS driver's vPEs on the driver's root.
+			if [ "$variant" = gicv4 ]; then
+				machine=arm64-gicv4
+				label="$label GICv4"
 			fi
 			# UEFI (Debian's AAVMF) loads the uncompressed Image and hands it the ACPI
 			# tables; acpi=force makes the kernel take them over the device tree. The power

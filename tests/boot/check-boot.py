@@ -34,6 +34,31 @@ def snapshot(log, n):
     return table
 
 
+def status(log):
+    """The report of scripts/irq-rs-status that tests/boot/init prints: {component: (verdict,
+    line)} and the tool's exit code, or (None, None) without the report."""
+    m = re.search(r"@@@ status begin\r?\n(.*?)@@@ status end", log, re.S)
+    if not m:
+        return None, None
+    report = {}
+    for line in m.group(1).splitlines():
+        c = re.match(r"([a-z0-9-]+): (\S+)", line.rstrip("\r"))
+        if c:
+            report[c.group(1)] = (c.group(2), line.rstrip("\r"))
+    rc = re.search(r"@@@ status rc (\d+)", log)
+    return report, int(rc.group(1)) if rc else None
+
+
+def check_status(check, log, component, want):
+    """The status tool's verdict on component is want, and it exited 0."""
+    report, rc = status(log)
+    got = report.get(component) if report else None
+    check(f"status tool (irq-rs-status): {component} {want}", got is not None and
+          got[0] == want and rc == 0,
+          (got[1].split(" -- ")[0] if got else "no status report" if report is None
+           else f"no {component} line") + f", exit {rc}")
+
+
 def counts_of(line, ncpu):
     """The per-CPU counts and the rest of a /proc/interrupts line without its "N:"."""
     fields = line.split()
@@ -164,6 +189,8 @@ def main():
     its_off = len(sys.argv) > 4 and sys.argv[4] == "itsoff"
     # "acpi": the virt machine booted by UEFI with acpi=force, the GIC from the MADT.
     acpi = len(sys.argv) > 4 and sys.argv[4] == "acpi"
+    # "gicv4": QEMU's gic-version=4, a GICv4.0 (vLPIs, the C ITS driver's vPEs).
+    gicv4 = len(sys.argv) > 4 and sys.argv[4] == "gicv4"
     # x86_64's "idlepoll": booted with idle=poll.
     idle_poll = len(sys.argv) > 4 and sys.argv[4] == "idlepoll"
     log = open(path, errors="replace").read()
@@ -174,6 +201,7 @@ def main():
         label = f"{arch} posted_msi={impl}{' idle=poll' if idle_poll else ''}"
     elif arch == "arm64":
         label = (f"{arch} irqchip.gicv3={impl}{' its=off' if its_off else ''}"
+                 f"{' GICv4' if gicv4 else ''}"
                  f"{' ACPI' if acpi else ''}")
     else:
         label = arch
@@ -278,6 +306,9 @@ def main():
                       "IPI, each counted in CPU1's CAL", runs > 0 and by_ipi >= 0.95 * runs and
                       cal1 >= by_ipi,
                       f"{by_ipi} of {runs} by IPI, {without} without; CAL on CPU1 {cal1}")
+        # The status tool (scripts/irq-rs-status, run at the end of tests/boot/init): the
+        # posted-MSI implementation booted.
+        check_status(check, log, "posted-msi", impl)
     else:
         timer = [k for k, (_, d, _) in b.items() if "arch_timer" in d]
         rising("arch timer", timer or ["<arch_timer line>"])
@@ -328,6 +359,21 @@ def main():
         check(f"split EOI/Deactivate mode ({split[impl]!r})",
               split[impl] in log and split[other] not in log)
         check("GICv3", ("GICv3 (Rust):" if impl == "rust" else "GICv3:") in log)
+        # The status tool (scripts/irq-rs-status, run at the end of tests/boot/init): the Rust
+        # GIC root exactly when the Rust driver was asked for.
+        check_status(check, log, "gicv3-root", impl)
+        if gicv4:
+            # The driver asked for found the redistributors' GICv4 features (QEMU's GICv4.0: no
+            # DirectLPI, no RVPEID: the line lists none, as C's does) and the ITS driver
+            # enabled GICv4 on its root; CPU1's redistributor four frames after CPU0's.
+            prefix = "GICv3 (Rust): " if impl == "rust" else "GICv3: "
+            check("GICv4 features found by the driver", bool(re.search(
+                rf"^{re.escape(prefix)}GICv4 features: *\r?$", log, re.M)))
+            check("ITS: GICv4 support enabled on the root", "ITS: Enabling GICv4 support" in log)
+            check("ITS: vPE table allocated", "Virtual CPUs @" in log)
+            if impl == "rust":
+                check("CPU1's redistributor found four frames after CPU0's",
+                      "GICv3 (Rust): CPU1: found redistributor 1 @0x80e0000" in log)
         if acpi:
             # The Rust driver probed from the MADT (irq-gic-v3-select.c's ACPI path), and the
             # kernel ran on ACPI, not on the device tree UEFI also passes.

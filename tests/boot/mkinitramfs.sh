@@ -1,5 +1,6 @@
 #!/bin/bash
-# Build the initramfs of the boot test and `make run`: a static busybox for ARCH and /init.
+# Build the initramfs of the boot test and `make run`: a static busybox for ARCH, /init and the
+# status tool (scripts/irq-rs-status, as /bin/irq-rs-status).
 # Usage: tests/boot/mkinitramfs.sh ARCH OUTPUT
 set -euo pipefail
 
@@ -36,7 +37,9 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,dev,proc,sys,tmp}
 cp "$busybox" "$root/bin/busybox"
 cp "$top/tests/boot/init" "$root/init"
-chmod +x "$root/init" "$root/bin/busybox"
+# The status tool, which the boot test runs (and `make run`'s shell has).
+cp "$top/scripts/irq-rs-status" "$root/bin/irq-rs-status"
+chmod +x "$root/init" "$root/bin/busybox" "$root/bin/irq-rs-status"
 
 # With INITRAMFS_IRQBALANCE=1 (x86_64, the balancer benchmark): Debian's irqbalance daemon
 # (downloaded with the project-local apt state), the host's copies of the libraries it links
