@@ -32,7 +32,8 @@
  * Rust root: the ITS driver's vPEs, doorbells and vLPIs sit on its domain.
  *
  * So does any other error before the Rust probe programmed the GIC or created
- * its domain (a mapping or an allocation that failed, a distributor whose
+ * its domain (the one write before, a GICv4.1 redistributor's boot-time vPE
+ * cleanup, is C's too; a mapping or an allocation that failed, a distributor whose
  * GICD_PIDR2 is not a GICv3/v4 one, a redistributor region too small for its
  * redistributors, the boot CPU without one), with a line saying why: a probe
  * error must not leave the machine without a root interrupt controller. Once
@@ -48,7 +49,8 @@
  *
  * Nothing the Rust probe returns is trusted beyond what the kernel crate
  * guarantees: the IPIs are checked to be 8 interrupts of the Rust domain, and
- * the ITS runs only on CPUs whose redistributor the probe published.
+ * the ITS runs only on CPUs whose redistributor the probe published, each handed
+ * to the ITS driver as its CPU comes up.
  */
 
 #define pr_fmt(fmt) "GICv3: " fmt
@@ -119,14 +121,47 @@ early_param("irqchip.gicv3_flow", gicv3_flow_select);
 /* The redistributors of every CPU for the ITS driver (its_init(), its_cpu_init()). */
 static struct rdists gic_v3_rust_rdists;
 static bool gic_v3_rust_lpis __ro_after_init;
+/*
+ * The Rust driver drives a GIC (its probe committed). The shim's state (the ITS's struct rdists,
+ * the root handler, the hotplug callbacks) is for that one: a second GICv3 is ignored, with an
+ * error, and gets no C driver either (both drivers support one).
+ */
+static bool gic_v3_rust_owned __initdata;
+
+/*
+ * The redistributor the Rust probe found for each CPU. The ITS driver sees one only once its CPU
+ * comes up (gic_v3_rust_publish_rdist()), as gic_populate_rdist() does in C: its GICv4.1 code
+ * takes a redistributor in struct rdists for one whose CPU went through its_cpu_init().
+ */
+struct gic_v3_rust_found_rdist {
+	void __iomem *rd_base;
+	u64 phys_base;
+};
+static DEFINE_PER_CPU(struct gic_v3_rust_found_rdist, gic_v3_rust_found_rdist);
 
 void gic_v3_rust_set_rdist(unsigned int cpu, void __iomem *rd_base, u64 phys_base)
 {
+	struct gic_v3_rust_found_rdist *f = per_cpu_ptr(&gic_v3_rust_found_rdist, cpu);
+
+	f->rd_base = rd_base;
+	f->phys_base = phys_base;
+}
+
+/* Whether the Rust probe found @cpu's redistributor. */
+static bool gic_v3_rust_rdist_found(unsigned int cpu)
+{
+	return per_cpu_ptr(&gic_v3_rust_found_rdist, cpu)->rd_base;
+}
+
+/* Hands @cpu's redistributor to the ITS driver, on @cpu as it comes up (or the boot CPU). */
+static void gic_v3_rust_publish_rdist(unsigned int cpu)
+{
+	struct gic_v3_rust_found_rdist *f = per_cpu_ptr(&gic_v3_rust_found_rdist, cpu);
 	typeof(gic_v3_rust_rdists.rdist) rd = per_cpu_ptr(gic_v3_rust_rdists.rdist, cpu);
 
 	raw_spin_lock_init(&rd->rd_lock);
-	rd->rd_base = rd_base;
-	rd->phys_base = phys_base;
+	rd->rd_base = f->rd_base;
+	rd->phys_base = f->phys_base;
 }
 
 bool gic_v3_rust_hyp_mode_available(void)
@@ -146,17 +181,11 @@ bool gic_v3_rust_strict_flow(void)
 	return gicv3_strict_flow;
 }
 
-/* Whether the Rust probe published @cpu's redistributor for the ITS. */
-static bool gic_v3_rust_rdist_published(unsigned int cpu)
-{
-	return gic_v3_rust_rdists.rdist && per_cpu_ptr(gic_v3_rust_rdists.rdist, cpu)->rd_base;
-}
-
-/* The PREPARE check: the driver's, and with LPIs a published redistributor for the ITS. */
+/* The PREPARE check: the driver's, and with LPIs a redistributor for the ITS. */
 static int gic_v3_rust_check_cpu(unsigned int cpu)
 {
-	if (gic_v3_rust_lpis && !gic_v3_rust_rdist_published(cpu)) {
-		pr_err("CPU%u: redistributor not published for the ITS, refusing the CPU\n", cpu);
+	if (gic_v3_rust_lpis && !gic_v3_rust_rdist_found(cpu)) {
+		pr_err("CPU%u: no redistributor for the ITS, refusing the CPU\n", cpu);
 		return -EINVAL;
 	}
 	return rust_gicv3_check_cpu(cpu);
@@ -172,10 +201,12 @@ static int gic_v3_rust_starting_cpu(unsigned int cpu)
 		return 0;
 	if (!gic_v3_rust_lpis)
 		return 0;
-	if (gic_v3_rust_rdist_published(cpu))
+	if (gic_v3_rust_rdist_found(cpu)) {
+		gic_v3_rust_publish_rdist(cpu);
 		its_cpu_init();
-	else
-		pr_err("CPU%u: redistributor not published, no LPIs\n", cpu);
+	} else {
+		pr_err("CPU%u: no redistributor, no LPIs\n", cpu);
+	}
 	return 0;
 }
 
@@ -284,11 +315,12 @@ static void __init gic_v3_rust_start(struct fwnode_handle *fwnode,
 	if (IS_ENABLED(CONFIG_CPU_PM))
 		cpu_pm_register_notifier(&gic_v3_rust_cpu_pm_notifier_block);
 
-	if (p->lpis && !gic_v3_rust_rdist_published(smp_processor_id())) {
+	if (p->lpis && !gic_v3_rust_rdist_found(smp_processor_id())) {
 		/* its_init() and its_cpu_init() would use its NULL rd_base. */
-		pr_err("the boot CPU's redistributor was not published: no LPIs\n");
+		pr_err("the boot CPU's redistributor was not found: no LPIs\n");
 	} else if (p->lpis) {
 		gic_v3_rust_lpis = true;
+		gic_v3_rust_publish_rdist(smp_processor_id());
 		gic_v3_rust_rdists.gicd_typer = p->gicd_typer;
 		gic_v3_rust_rdists.gicd_typer2 = p->gicd_typer2;
 		gic_v3_rust_rdists.has_direct_lpi = p->direct_lpi;
@@ -323,6 +355,11 @@ static int __init gic_v3_rust_of_init(struct device_node *node, bool *committed)
 	int err, i;
 
 	*committed = false;
+	if (gic_v3_rust_owned) {
+		pr_err("a second GICv3 is not supported: ignored\n");
+		*committed = true;
+		return -EBUSY;
+	}
 	if (system_uses_irq_prio_masking()) {
 		pr_info("Rust driver: no pseudo-NMIs; using the C driver\n");
 		return -EOPNOTSUPP;
@@ -377,6 +414,7 @@ static int __init gic_v3_rust_of_init(struct device_node *node, bool *committed)
 		 * domain would be a second one on the node. Keep everything, fail loudly.
 		 */
 		*committed = true;
+		gic_v3_rust_owned = true;
 		WARN(1, "GICv3: Rust driver failed after committing (%d): no interrupt controller\n",
 		     err);
 		kfree(regions);
@@ -388,6 +426,7 @@ static int __init gic_v3_rust_of_init(struct device_node *node, bool *committed)
 
 	/* The mappings stay for the kernel's lifetime; the tables were copied. */
 	*committed = true;
+	gic_v3_rust_owned = true;
 	kfree(regions);
 	kfree(res);
 	gic_v3_rust_start(of_fwnode_handle(node), &probe);
@@ -541,6 +580,11 @@ static int __init gic_v3_rust_acpi_init(union acpi_subtable_headers *header, boo
 	u32 pidr2, i;
 
 	*committed = false;
+	if (gic_v3_rust_owned) {
+		pr_err("a second GICv3 is not supported: ignored\n");
+		*committed = true;
+		return -EBUSY;
+	}
 	if (system_uses_irq_prio_masking()) {
 		pr_info("Rust driver: no pseudo-NMIs; using the C driver\n");
 		return -EOPNOTSUPP;
@@ -603,6 +647,7 @@ static int __init gic_v3_rust_acpi_init(union acpi_subtable_headers *header, boo
 	if (err && (probe.retained || irq_find_matching_fwnode(fwnode, DOMAIN_BUS_ANY))) {
 		/* As gic_v3_rust_of_init(): the GIC is the Rust driver's, and broken. */
 		*committed = true;
+		gic_v3_rust_owned = true;
 		WARN(1, "GICv3: Rust driver failed after committing (%d): no interrupt controller\n",
 		     err);
 		goto out_free;
@@ -611,6 +656,7 @@ static int __init gic_v3_rust_acpi_init(union acpi_subtable_headers *header, boo
 		goto out_unmap;
 
 	*committed = true;
+	gic_v3_rust_owned = true;
 	pr_info("Rust driver: the GIC of the ACPI MADT, %u redistributor region(s) from its %s entries\n",
 		gic_v3_rust_acpi.nr, gicc ? "GICC" : "GICR");
 	kfree(gic_v3_rust_acpi.regions);

@@ -1095,8 +1095,8 @@ const GICR_VPROPBASER_4_1_VALID: u64 = 1 << 63;
 const GICR_VPENDBASER: usize = 0x0078;
 /// `GICR_VPENDBASER.Valid`.
 const GICR_VPENDBASER_VALID: u64 = 1 << 63;
-/// `GICR_VPENDBASER.PendingLast`.
-const GICR_VPENDBASER_PENDING_LAST: u64 = 1 << 60;
+/// `GICR_VPENDBASER.PendingLast` (bit 60 is `Dirty`, read-only).
+const GICR_VPENDBASER_PENDING_LAST: u64 = 1 << 61;
 
 /// A GICv4.1 redistributor's boot-time cleanup (`__gic_update_rdist_properties()`): a vPE a
 /// previous kernel left resident is made non-resident, and the vPE table is marked invalid, so
@@ -1225,7 +1225,9 @@ fn find_redists(regions: &Regions) -> Result<FoundRedists> {
 /// firmware node, whose root domain this creates.
 ///
 /// Every error comes before the first side effect that cannot be undone, the root domain's
-/// creation, and before the GIC is programmed: the shim then releases what it can (the
+/// creation, and before the GIC is programmed (but for the GICv4.1 redistributors' boot-time
+/// cleanup, which the C driver repeats and which leaves them as the C driver wants them): the
+/// shim then releases what it can (the
 /// mappings stay) and starts the C driver. From the domain's creation on (which commits the
 /// probe: no C driver on the node) nothing fails: the IPIs' allocation failing leaves the
 /// kernel without IPIs (`ipis` `None`), as C's `gic_smp_init()` does, and the register writes

@@ -191,16 +191,19 @@ impl Redist {
         self.phys
     }
 
-    /// Records this redistributor as `cpu`'s in the shim's `struct rdists`, the ITS driver's
-    /// table (`rd_base`, `phys_base`, and a freshly initialised `rd_lock`).
+    /// Records this redistributor as `cpu`'s in the shim's table of found redistributors
+    /// (`rd_base`, `phys_base`), which the shim hands to the ITS driver's `struct rdists` for
+    /// each CPU as it comes up: the boot CPU's before the ITS starts, another's in its CPU
+    /// hotplug STARTING callback, before `its_cpu_init()`, as C's `gic_populate_rdist()` does
+    /// (the ITS's GICv4.1 code takes a redistributor in `struct rdists` for one whose CPU it
+    /// initialised).
     ///
-    /// Probe only (`_probe`): the ITS does not exist yet, so nothing holds or reads the entry
-    /// being written.
+    /// Probe only (`_probe`): the shim reads the table after the probe.
     pub fn publish(&self, cpu: CpuId, _probe: &Probe) {
         // SAFETY: `cpu` is a possible CPU (`CpuId` invariant), and the shim's table has an
         // entry for every possible CPU; `Probe` exists only while the probe runs (its
-        // invariant), before the shim starts the ITS, the only reader of the table, so
-        // re-initialising the entry's lock races with nothing; `rd_addr` is a mapping that
+        // invariant), on the boot CPU before the shim reads the table (after the probe, and in
+        // CPU hotplug callbacks it registers after the probe); `rd_addr` is a mapping that
         // lives for the kernel's lifetime (type invariant), as the ITS expects.
         unsafe {
             bindings::gic_v3_rust_set_rdist(
@@ -404,7 +407,7 @@ pub struct Probed<T: DomainOps + 'static> {
     /// The IPIs ([`Probe::alloc_ipis`]); `None` leaves the kernel without IPIs (no SMP).
     pub ipis: Option<Ipis>,
     /// Whether the distributor supports LPIs (then the shim starts the ITS, if the boot CPU's
-    /// redistributor was published).
+    /// redistributor was published: [`Redist::publish`]).
     pub lpis: bool,
     /// Whether EOImode=1 is used (the root handler to install).
     pub split_eoi: bool,

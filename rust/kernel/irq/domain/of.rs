@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Device-tree consumers of interrupt domains: an interrupt of a device-tree interrupt controller
+//! (a C one, or the Rust GICv3), mapped from its specifier and requested, for code that has no
+//! device of its own (samples, benchmarks).
+//!
+//! C header: [`include/linux/of_irq.h`](srctree/include/linux/of_irq.h)
+
+use super::*;
+
+/// An interrupt of a device-tree interrupt controller (a C one, or the Rust GICv3), mapped from
+/// a specifier on the controller's node (`irq_create_fwspec_mapping()`) and requested with a
+/// handler: a spare SPI for a test or a benchmark, say. Dropping it frees the handler and
+/// disposes of the mapping.
+///
+/// # Examples
+///
+/// ```no_run
+/// use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+/// use kernel::irq::{ChipState, Flags, Handler, IrqReturn, OfIrq};
+///
+/// struct Count {
+///     n: AtomicU32,
+/// }
+///
+/// impl Handler for Count {
+///     fn handle(&self) -> IrqReturn {
+///         self.n.fetch_add(1, Relaxed);
+///         IrqReturn::Handled
+///     }
+/// }
+///
+/// # fn test() -> Result {
+/// // SPI 200 of the GICv3, edge-triggered (IRQ_TYPE_EDGE_RISING), for the handler's code in
+/// // this crate's module.
+/// let irq = OfIrq::request::<crate::LocalModule>(
+///     c"arm,gic-v3",
+///     &[0, 200, 1],
+///     Flags::NO_THREAD,
+///     c"example",
+///     try_init!(Count {
+///         n: AtomicU32::new(0),
+///     }? Error),
+/// )?;
+/// // Inject it.
+/// irq.set_irqchip_state(ChipState::Pending, true)?;
+/// # Ok(()) }
+/// ```
+pub struct OfIrq<T: crate::irq::Handler + 'static> {
+    // Field order is drop order: the handler, the mapping, then the module of the handler's
+    // code.
+    reg: Pin<KBox<crate::irq::Registration<'static, T>>>,
+    mapping: OfMapping,
+    _owner: ModuleRef,
+}
+
+/// The mapping of an [`OfIrq`].
+///
+/// # Invariants
+///
+/// `self.virq` is an interrupt this object mapped and owns (it was not mapped before), and
+/// `self.node` a device-tree node it holds a reference on.
+struct OfMapping {
+    virq: u32,
+    node: *mut bindings::device_node,
+}
+
+// SAFETY: The interrupt and the node reference may be released on any thread.
+unsafe impl Send for OfMapping {}
+// SAFETY: `&OfMapping` only reads the interrupt number.
+unsafe impl Sync for OfMapping {}
+
+impl OfMapping {
+    /// Maps the interrupt of specifier `params` of the first interrupt controller compatible
+    /// with `compatible`; see [`OfIrq::request`].
+    fn new(compatible: &CStr, params: &[u32]) -> Result<Self> {
+        // One mapping at a time, so that two `OfIrq`s cannot both find the same interrupt
+        // unmapped below and then share (and each dispose of) one mapping: a concurrent one is
+        // refused with `EBUSY`.
+        static MAPPING: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+        if MAPPING.swap(true, core::sync::atomic::Ordering::Acquire) {
+            return Err(EBUSY);
+        }
+        let _unlock = crate::types::ScopeGuard::new(|| {
+            MAPPING.store(false, core::sync::atomic::Ordering::Release)
+        });
+        // SAFETY: `compatible` is a valid C string; the returned node, if any, carries a
+        // reference that `self` (or the error path) drops.
+        let node = unsafe {
+            bindings::of_find_compatible_node(
+                core::ptr::null_mut(),
+                core::ptr::null(),
+                compatible.as_char_ptr(),
+            )
+        };
+        if node.is_null() {
+            return Err(ENODEV);
+        }
+        // SAFETY: `node` is valid; its fwnode is embedded in it.
+        let fwnode = unsafe { &raw mut (*node).fwnode };
+        let put = crate::types::ScopeGuard::new(|| {
+            // SAFETY: `node` carries the reference taken above (`of_node_put()`).
+            unsafe { bindings::fwnode_handle_put(fwnode) }
+        });
+        let mut spec = FwSpec::new(fwnode, params)?;
+        // The domain `irq_create_fwspec_mapping()` will use: the wired one, else any.
+        // SAFETY: `spec` is a valid specifier.
+        let mut d = unsafe {
+            bindings::irq_find_matching_fwspec(
+                &mut spec.0,
+                bindings::irq_domain_bus_token_DOMAIN_BUS_WIRED,
+            )
+        };
+        if d.is_null() {
+            // SAFETY: As above.
+            d = unsafe {
+                bindings::irq_find_matching_fwspec(
+                    &mut spec.0,
+                    bindings::irq_domain_bus_token_DOMAIN_BUS_ANY,
+                )
+            };
+        }
+        if d.is_null() {
+            return Err(ENODEV);
+        }
+        // SAFETY: `d` was just found live; like `irq_create_fwspec_mapping()`, this relies on
+        // the controller's domain not being removed meanwhile (a device-tree interrupt
+        // controller's domain lives as long as its interrupts are used). `translate` only reads
+        // the specifier.
+        let translate = unsafe { (*(*d).ops).translate }.ok_or(EINVAL)?;
+        let (mut hwirq, mut ty) = (0, 0);
+        // SAFETY: As above; the outputs are valid for writes.
+        to_result(unsafe { translate(d, &mut spec.0, &mut hwirq, &mut ty) })?;
+        // Refuse an interrupt somebody else mapped: it would lose it when `self` is dropped. (C
+        // code mapping the same interrupt between this check and the mapping below would share
+        // it: use an interrupt no device uses.)
+        // SAFETY: `d` is live.
+        if unsafe { bindings::irq_find_mapping(d, hwirq) } != 0 {
+            return Err(EBUSY);
+        }
+        // SAFETY: `spec` is a valid specifier.
+        let virq = unsafe { bindings::irq_create_fwspec_mapping(&mut spec.0) };
+        if virq == 0 {
+            return Err(EINVAL);
+        }
+        put.dismiss();
+        // INVARIANT: `virq` was not mapped before (checked above) and was just mapped; `node`
+        // carries a reference.
+        Ok(Self { virq, node })
+    }
+}
+
+impl Drop for OfMapping {
+    fn drop(&mut self) {
+        // SAFETY: `self.virq` is mapped and owned by `self` (type invariant); its handler, if
+        // any, was freed first (field order of `OfIrq`).
+        unsafe { bindings::irq_dispose_mapping(self.virq) };
+        // SAFETY: `self.node` carries a reference (type invariant); putting its fwnode is
+        // `of_node_put()`.
+        unsafe { bindings::fwnode_handle_put(&raw mut (*self.node).fwnode) };
+    }
+}
+
+impl<T: crate::irq::Handler + 'static> OfIrq<T> {
+    /// Maps the interrupt of specifier `params` of the first interrupt controller compatible
+    /// with `compatible` and requests it with `handler` (`request_irq()`, `flags`, `name`).
+    ///
+    /// The object holds a reference on module `M`, the module of `handler`'s code (the caller's
+    /// `crate::LocalModule`, which `module!` or `kernel::built_in_module!()` defines): leaked
+    /// (`mem::forget`), it keeps the interrupt, its handler and the module.
+    ///
+    /// Process context. Returns `ENODEV` without such a node or domain or for a module being
+    /// unloaded, `EBUSY` if the interrupt is already mapped (its owner would lose it on drop),
+    /// `EINVAL` if the controller refuses the specifier, `ENOMEM`, or the error of
+    /// `request_irq()` or of the initialiser.
+    pub fn request<M: crate::ModuleMetadata>(
+        compatible: &CStr,
+        params: &[u32],
+        flags: crate::irq::Flags,
+        name: &'static CStr,
+        handler: impl PinInit<T, Error> + 'static,
+    ) -> Result<Self> {
+        let module = crate::module::this_module::<M>();
+        let (reg, mapping, owner) = OfMapping::request(module, compatible, params, |request| {
+            // SAFETY: The registration is never forgotten apart from `Self`: it lives in a box
+            // owned by `Self`, and if `Self` is forgotten, the box leaks with it, keeping the
+            // interrupt mapped, the handler (`'static`) valid and the module of its code and
+            // `name` loaded.
+            KBox::pin_init(
+                unsafe { crate::irq::Registration::new(request, flags, name, handler) },
+                GFP_KERNEL,
+            )
+        })?;
+        Ok(Self {
+            reg,
+            mapping,
+            _owner: owner,
+        })
+    }
+
+    /// Returns the Linux interrupt number (virq).
+    pub fn irq(&self) -> u32 {
+        self.mapping.virq
+    }
+
+    /// Returns the handler.
+    pub fn handler(&self) -> &T {
+        self.reg.handler()
+    }
+
+    /// Sets the interrupt's state in the controller (`irq_set_irqchip_state()`): makes it
+    /// pending (injects it), active or masked.
+    ///
+    /// Any context but NMI (takes the descriptor lock). Returns the chip's error, e.g. `EINVAL`
+    /// for a state it does not have.
+    pub fn set_irqchip_state(&self, which: crate::irq::ChipState, val: bool) -> Result {
+        self.mapping.set_irqchip_state(which, val)
+    }
+
+    /// Sets the interrupt's affinity (`irq_set_affinity()`).
+    ///
+    /// Process context. Returns the error of `irq_set_affinity()` (`EINVAL` for a mask without
+    /// an online CPU).
+    pub fn set_affinity(&self, mask: &crate::cpumask::Cpumask) -> Result {
+        self.mapping.set_affinity(mask)
+    }
+}
+
+impl OfMapping {
+    /// Takes a reference on `module`, maps the interrupt (see [`OfIrq::request`]) and makes its
+    /// registration with `register`; the caller keeps the three in this order, so that the
+    /// registration drops first, then the mapping, then the module reference.
+    fn request<R>(
+        module: &'static crate::ThisModule,
+        compatible: &CStr,
+        params: &[u32],
+        register: impl FnOnce(IrqRequest<'static>) -> Result<Pin<KBox<R>>>,
+    ) -> Result<(Pin<KBox<R>>, Self, ModuleRef)> {
+        crate::task::might_sleep();
+        let owner = ModuleRef::get(module)?;
+        let mapping = Self::new(compatible, params)?;
+        // SAFETY: `mapping.virq` stays mapped until `mapping` drops, after the registration (the
+        // callers' field order), so the request is valid for the registration's lifetime.
+        let request = unsafe { IrqRequest::from_virq(mapping.virq) };
+        Ok((register(request)?, mapping, owner))
+    }
+
+    fn set_irqchip_state(&self, which: crate::irq::ChipState, val: bool) -> Result {
+        // SAFETY: `self.virq` is mapped (type invariant).
+        to_result(unsafe { bindings::irq_set_irqchip_state(self.virq, which.as_raw(), val) })
+    }
+
+    fn set_affinity(&self, mask: &crate::cpumask::Cpumask) -> Result {
+        crate::task::might_sleep();
+        // SAFETY: `self.virq` is mapped (type invariant); `mask` is a valid cpumask.
+        to_result(unsafe { bindings::irq_set_affinity(self.virq, mask.as_raw()) })
+    }
+}
+
+/// An interrupt of a device-tree interrupt controller requested with a threaded handler: as
+/// [`OfIrq`], with `request_threaded_irq()` (a `ONESHOT` one for a benchmark of the threaded
+/// path, say). Dropping it frees the handler, which waits for its thread, and disposes of the
+/// mapping.
+pub struct OfThreadedIrq<T: crate::irq::ThreadedHandler + 'static> {
+    // Field order is drop order, as for `OfIrq`.
+    reg: Pin<KBox<crate::irq::ThreadedRegistration<'static, T>>>,
+    mapping: OfMapping,
+    _owner: ModuleRef,
+}
+
+impl<T: crate::irq::ThreadedHandler + 'static> OfThreadedIrq<T> {
+    /// As [`OfIrq::request`], with a threaded handler (`request_threaded_irq()`).
+    ///
+    /// Process context. Returns what [`OfIrq::request`] returns.
+    pub fn request<M: crate::ModuleMetadata>(
+        compatible: &CStr,
+        params: &[u32],
+        flags: crate::irq::Flags,
+        name: &'static CStr,
+        handler: impl PinInit<T, Error> + 'static,
+    ) -> Result<Self> {
+        let module = crate::module::this_module::<M>();
+        let (reg, mapping, owner) = OfMapping::request(module, compatible, params, |request| {
+            // SAFETY: As in `OfIrq::request`: the registration lives in a box owned by `Self`,
+            // and leaks with it.
+            KBox::pin_init(
+                unsafe { crate::irq::ThreadedRegistration::new(request, flags, name, handler) },
+                GFP_KERNEL,
+            )
+        })?;
+        Ok(Self {
+            reg,
+            mapping,
+            _owner: owner,
+        })
+    }
+
+    /// Returns the Linux interrupt number (virq).
+    pub fn irq(&self) -> u32 {
+        self.mapping.virq
+    }
+
+    /// Returns the handler.
+    pub fn handler(&self) -> &T {
+        self.reg.handler()
+    }
+
+    /// As [`OfIrq::set_irqchip_state`].
+    pub fn set_irqchip_state(&self, which: crate::irq::ChipState, val: bool) -> Result {
+        self.mapping.set_irqchip_state(which, val)
+    }
+
+    /// As [`OfIrq::set_affinity`].
+    pub fn set_affinity(&self, mask: &crate::cpumask::Cpumask) -> Result {
+        self.mapping.set_affinity(mask)
+    }
+}
