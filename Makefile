@@ -45,17 +45,61 @@ KUNIT_MAKE_OPTS := $(foreach v,$(KMAKE_VARS),--make_options $(v)) \
 
 help:
 	@echo "make deps       install toolchain, QEMU 10 and bindgen (idempotent)"
-	@echo "make build      assemble build/linux and build the kernels ([ARCH=x86_64|arm64])"
+	@echo "make build      assemble build/linux, build the kernels ([ARCH=x86_64|arm64])"
 	@echo "make test       KUnit in QEMU plus boot tests, both architectures ([ARCH=...])"
-	@echo "make kunit      KUnit only;  make boot: boot tests only"
-	@echo "make compile-fail  modules that must not build (module ownership), x86_64 kernel"
-	@echo "make run        boot into a busybox shell ([ARCH=arm64])"
+	@echo "make kunit      KUnit only ([SUITES=GLOB]);  make boot: boot tests only"
+	@echo "make compile-fail  modules that must not build (module ownership), x86_64"
+	@echo "make run        boot into a busybox shell ([ARCH=arm64] [APPEND=...])"
 	@echo "make bench      posted-MSI, IPI storm, GICv3 and interrupt balancer benchmarks"
-	@echo "make kasan      the x86_64 tests on a KASAN kernel ([ARCH=arm64]: the arm64 ones)"
-	@echo "make workload   Debian's fio, iperf3, stress-ng, irqbalance on NVMe, virtio, AHCI, CPU"
-	@echo "                hotplug, Rust vs C ([ARCH=...]; WL_SECS, WL_IOS, WL_WAYS, WL_TIMEOUT)"
-	@echo "make soak       the posted-MSI soak: 1,000,000 MSIs, 10 CPU hotplug cycles, x86_64"
-	@echo "make clippy | fmt | fmtcheck | doc | series | checkpatch | build-each | clean | distclean"
+	@echo "make kasan      the x86_64 tests on a KASAN kernel ([ARCH=arm64]: arm64's)"
+	@echo "make workload   Debian's fio, iperf3, stress-ng, irqbalance on NVMe, virtio,"
+	@echo "                AHCI, CPU hotplug, Rust vs C ([ARCH=...]; WL_* below)"
+	@echo "make soak       the posted-MSI soak: 1,000,000 MSIs, 10 CPU hotplug cycles"
+	@echo "make build-each [EACH=...]  build rust/ at each listed commit of the series"
+	@echo "make kmake T=...  kernel make targets in a configured build directory"
+	@echo "make clippy | fmt | fmtcheck | doc | series | checkpatch | clean | distclean"
+	@echo
+	@echo "Environment (make VAR=VALUE, or exported) [default]:"
+	@echo "  ARCH           x86_64 or arm64: one architecture [both]"
+	@echo "  BUILD          build directory, an absolute path [build/ of this checkout]"
+	@echo "  JOBS           parallel jobs of the kernel builds [nproc]"
+	@echo "  KCC            the kernels' C compiler [/usr/lib/ccache/clang-22, or clang]"
+	@echo "  EACH           make build-each: series positions [1 2 3 4 5 6]"
+	@echo "  T              make kmake: kernel make targets [vmlinux]"
+	@echo "  SUITES         KUnit: kunit.py filter glob SUITE[.CASE]; only the expected"
+	@echo "                 suites it selects must pass, e.g. 'rust_irq_balance*' [all]"
+	@echo "  KUNIT_BOOTS    KUnit: the boots, each \"default\" or kernel arguments"
+	@echo "                 [default threadirqs; arm64 also irqchip.gicv3=c]"
+	@echo "  KUNIT_TIMEOUT  KUnit: seconds per kunit.py run [1500; make soak: 3600]"
+	@echo "  BOOT_TIMEOUT   boot test: seconds per boot [600]"
+	@echo "  GIC_NAMES      boot test, arm64: the GICv3 driver-choice boots"
+	@echo "                 [pppart smallgicr badgicd nolpi]"
+	@echo "  DTC            boot test, arm64: their dtc [the kernel build's, else dtc]"
+	@echo "  APPEND         make run: extra kernel command-line words [none]"
+	@echo "  MACHINE        make run, boot test: tests/qemu/MACHINE.args [ARCH]"
+	@echo "  KERNEL         make run: the image in build/out/ARCH [bzImage, Image.gz]"
+	@echo "  INITRD         make run: another initramfs [the busybox one, built]"
+	@echo "  INITRAMFS_IRQBALANCE  1: Debian's irqbalance in the x86_64 initramfs [0]"
+	@echo "  BENCH_TRIALS   make bench: boots per way, every bench [5]"
+	@echo "  BENCH_TIMEOUT  make bench: seconds per boot [900]"
+	@echo "  BENCH_MSIS     posted MSIs: MSIs per load point, SMP boots [10000]"
+	@echo "  BENCH_IPI_CALLS  IPI storm: calls per round [10000]"
+	@echo "  BENCH_GIC_ITERS, BENCH_GIC_REPS  GICv3, icount boots: interrupts per"
+	@echo "                 round, rounds [200, 16]"
+	@echo "  BENCH_GIC_THREADED_ICOUNT_MS, BENCH_GIC_THREADED_MS  GICv3 threaded"
+	@echo "                 benchmark, ms per round: icount, SMP boots [20, 200]"
+	@echo "  BENCH_BALANCE_SECONDS  balancers: seconds of load [30]"
+	@echo "  BENCH_BALANCE_WAYS     balancers compared [none oneshot daemon rust]"
+	@echo "  BENCH_BALANCE_RUST_ARGS  more kernel arguments of the Rust way [none]"
+	@echo "  BENCH_BALANCE_DELAY_MS   load start after boot, ms [8000]"
+	@echo "  SOAK_POSTS, SOAK_CYCLES  make soak: MSIs, CPU1 hotplug cycles [1000000, 10]"
+	@echo "  WL_SECS        make workload: seconds of load per boot [60]"
+	@echo "  WL_IOS         make workload: I/Os per disk in the icount boots [20000]"
+	@echo "  WL_WAYS        make workload: the ways to boot, a subset [all]"
+	@echo "  WL_TIMEOUT     make workload: seconds per boot [900]"
+	@echo "  WL_CHECK_ONLY  make workload, 1: check the last logs again, boot nothing"
+	@echo "Set by make and the scripts (give them to run a script by hand): BENCH_TARGET,"
+	@echo "BENCH_GIC_TARGET, VMLINUX, KMAKE, KMAKE_VARS. In full: docs/testing.md."
 
 deps:
 	@bash scripts/deps.sh
@@ -98,6 +142,8 @@ configcheck: tree
 			{ cat $(OUT)/$$t-config.log; echo "configcheck: $$t does not configure" >&2; exit 1; }; \
 	done
 
+# The knobs of `make help`'s Environment (SUITES, KUNIT_BOOTS, BOOT_TIMEOUT, BENCH_*, WL_*, ...)
+# reach the scripts through the environment: make exports variables given on its command line.
 kunit: build
 	@bash tests/run-kunit.sh $(ARCHES)
 

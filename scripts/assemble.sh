@@ -32,11 +32,10 @@ base_sha256=703e369ddd4cce971452f5a593ee55df3a5c10c83caf0fa0df039633ed181ee3
 fetch_base() {
 	local deb=$deb_dir/linux-source-7.3_${base_version}_all.deb
 	if [ ! -f "$deb" ]; then
-		mkdir -p "$deb_dir"
 		echo "assemble: fetching linux-source-7.3 $base_version (project-local apt state)" >&2
-		"$top/scripts/apt-local.sh" "$build/apt/base" "trixie-backports sid" -qq update
-		(cd "$deb_dir" && "$top/scripts/apt-local.sh" "$build/apt/base" "trixie-backports sid" \
-			-qq download "linux-source-7.3=$base_version" 2>&1 | grep -v unsandboxed >&2) || true
+		# (scripts/debs.sh says on stderr why it could not; the lines below say what to do.)
+		"$top/scripts/debs.sh" "$build/apt/base" "trixie-backports sid" "$deb_dir" \
+			"linux-source-7.3=$base_version" >/dev/null || true
 		if [ ! -f "$deb" ]; then
 			echo "assemble: Debian no longer serves linux-source-7.3 $base_version, the pinned base" >&2
 			echo "assemble: (trixie-backports and sid were asked). Move the pin in scripts/assemble.sh" >&2

@@ -16,8 +16,19 @@ SPLAT = re.compile(r"(Oops|BUG:|WARNING:|Kernel panic|INFO: (possible|inconsiste
 
 
 def main():
+    if len(sys.argv) != 3 or sys.argv[1] in ("-h", "--help"):
+        print("usage: check-splats.py WHAT LOG   (WHAT: the label of the report lines)",
+              file=sys.stderr)
+        return 2
     what, path = sys.argv[1], sys.argv[2]
-    lines = open(path, errors="replace").read().splitlines()
+    try:
+        with open(path, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        # No console log: the run that should have written it did not (a failure, not a usage
+        # error).
+        print(f"check-splats: {what}: FAIL: no console log: {e}")
+        return 1
     hits = [i for i, l in enumerate(lines) if SPLAT.search(l)]
     for i in hits[:5]:
         print(f"check-splats: {what}: " + " | ".join(l.strip() for l in lines[i:i + 3]))

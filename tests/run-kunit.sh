@@ -8,6 +8,14 @@
 # also "irqchip.gicv3=c", the C GICv3 driver): "default" is the plain command line, any other
 # entry is added to it (threadirqs forces every handler into a thread, as PREEMPT_RT does).
 #
+# SUITES (default: all) is a kunit.py filter glob, SUITE_GLOB[.TEST_GLOB] (e.g.
+# SUITES='rust_irq_balance*'), passed to kunit.py exec as its filter_glob argument: only the
+# suites (and cases) it matches run, and tests/check-kunit.py --filter then requires only the
+# expected suites it selects; without SUITES every expected suite must run and pass.
+#
+# Before each boot its logs (kunit-BOOT.json, kunit-BOOT.log and kunit.py's test.log) are
+# removed, so that no log of an earlier run is read as this one's.
+#
 # Usage: tests/run-kunit.sh TARGET... (an ARCH, or ARCH-VARIANT built in build/out/ARCH-VARIANT;
 # the suites are tests/kunit/TARGET.suites, else tests/kunit/ARCH.suites)
 set -uo pipefail
@@ -17,6 +25,7 @@ tree=${BUILD:-$top/build}/linux
 out=${BUILD:-$top/build}/out
 rc=0
 export PATH="$top/tests/qemu/bin:$PATH"
+filter=${SUITES:-}
 
 for target in "$@"; do
 	arch=${target%%-*}
@@ -27,7 +36,7 @@ for target in "$@"; do
 	# on the C one as well.
 	[ -n "${KUNIT_BOOTS:-}" ] || [ "$arch" != arm64 ] || boots="$boots irqchip.gicv3=c"
 	for boot in $boots; do
-		echo "== kunit $target ($boot)"
+		echo "== kunit $target ($boot)${filter:+ SUITES=$filter}"
 		args=()
 		[ "$boot" = default ] || args=(--kernel_args="$boot")
 		# KASAN kernels boot with 4-level paging (no5lvl). With LA57 (QEMU's -cpu max has it),
@@ -37,16 +46,19 @@ for target in "$@"; do
 		# false positive, seen once in four boots (handle_edge_irq() at identify_cpu()).
 		case $target in *-kasan) args+=(--kernel_args=no5lvl);; esac
 		json=$out/$target/kunit-$boot.json
-		rm -f "$json"
+		log=$out/$target/kunit-$boot.log
+		rm -f "$json" "$log" "$out/$target/test.log"
+		# The filter glob, if any, is kunit.py exec's positional argument.
 		(cd "$tree" && python3 tools/testing/kunit/kunit.py exec --arch="$arch" \
 			--build_dir="$out/$target" --qemu_config="$top/tests/qemu/$arch.py" \
-			--timeout="${KUNIT_TIMEOUT:-1500}" --json="$json" "${args[@]}")
+			--timeout="${KUNIT_TIMEOUT:-1500}" --json="$json" "${args[@]}" \
+			${filter:+"$filter"})
 		r=$?
 		[ $r -eq 0 ] || { echo "kunit.py exited $r for $target ($boot)"; rc=1; }
-		cp "$out/$target/test.log" "$out/$target/kunit-$boot.log" 2>/dev/null
-		python3 "$top/tests/check-kunit.py" "$json" "$suites" || rc=1
-		python3 "$top/tests/check-splats.py" "kunit $target ($boot)" \
-			"$out/$target/kunit-$boot.log" || rc=1
+		cp "$out/$target/test.log" "$log" 2>/dev/null
+		python3 "$top/tests/check-kunit.py" ${filter:+--filter "$filter"} "$json" "$suites" ||
+			rc=1
+		python3 "$top/tests/check-splats.py" "kunit $target ($boot)" "$log" || rc=1
 	done
 done
 exit $rc

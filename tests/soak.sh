@@ -12,7 +12,8 @@ export PATH="$top/tests/qemu/bin:$PATH"
 posts=${SOAK_POSTS:-1000000}
 cycles=${SOAK_CYCLES:-10}
 json=$out/soak.json
-rm -f "$json" "$out/test.log"
+# This run's result and logs: none of an earlier run may be read as this one's.
+rm -f "$json" "$out/test.log" "$out/soak.log" "$out/soak-kunit.out"
 (cd "$tree" && python3 tools/testing/kunit/kunit.py exec --arch=x86_64 --build_dir="$out" \
 	--qemu_config="$top/tests/qemu/x86_64.py" --timeout="${KUNIT_TIMEOUT:-3600}" \
 	--json="$json" \
@@ -20,11 +21,11 @@ rm -f "$json" "$out/test.log"
 	--kernel_args="posted_msi_test.soak_cycles=$cycles" 'x86_posted_msi.pmsi_soak') >"$out/soak-kunit.out" 2>&1
 r=$?
 cp "$out/test.log" "$out/soak.log" 2>/dev/null
-grep -h "pmsi_soak: soak:" "$out/soak.log" | sed 's/^ *# //'
+grep -h "pmsi_soak: soak:" "$out/soak.log" 2>/dev/null | sed 's/^ *# //'
 rc=0
 [ $r -eq 0 ] || { echo "soak: kunit.py exited $r (see $out/soak-kunit.out)"; rc=1; }
 python3 "$top/tests/check-splats.py" "soak" "$out/soak.log" || rc=1
-n=$(grep -c "pmsi_soak: soak:" "$out/soak.log")
-[ "$n" -eq 2 ] || { echo "soak: expected 2 runs (rust, c), found $n"; rc=1; }
+n=$(grep -c "pmsi_soak: soak:" "$out/soak.log" 2>/dev/null)
+[ "${n:-0}" -eq 2 ] || { echo "soak: expected 2 runs (rust, c), found ${n:-0}"; rc=1; }
 [ $rc -eq 0 ] && echo "soak: PASS ($posts posts, $cycles cycles, per implementation)"
 exit $rc

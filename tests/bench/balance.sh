@@ -44,6 +44,13 @@ args="tsc=reliable irqrs.balancetest=1 rust_irq_balance_load.run=1 rust_irq_bala
 args="$args rust_irq_balance_load.delay_ms=${BENCH_BALANCE_DELAY_MS:-8000}"
 args="$args rust_irq_balance_load.seconds=$seconds"
 
+# This run's logs are removed before its first boot: no earlier run's log is read as this one's.
+for i in $(seq 1 "$trials"); do
+	for way in $ways; do
+		rm -f "$out/$target/bench-balance-$way-$i.log"
+	done
+done
+
 for i in $(seq 1 "$trials"); do
 	for way in $ways; do
 		log=$out/$target/bench-balance-$way-$i.log

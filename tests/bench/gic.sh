@@ -51,6 +51,12 @@ check_boot() { # WAY LOG
 	fi
 }
 
+# This run's logs are removed before its first boot: no earlier run's log is read as this one's.
+for way in $ways; do
+	rm -f "$out/$target/bench-gic-$way.log" "$out/$target/bench-gic-$way.trace"
+	for i in $(seq 1 "$trials"); do rm -f "$out/$target/bench-gic-$way-smp-$i.log"; done
+done
+
 for way in $ways; do
 	log=$out/$target/bench-gic-$way.log
 	trace=$out/$target/bench-gic-$way.trace

@@ -22,6 +22,13 @@ rc=0
 trials=${BENCH_TRIALS:-5}
 args="rust_ipi_storm.run=1 rust_ipi_storm.calls=${BENCH_IPI_CALLS:-10000} rust_ipi_storm.rounds=5"
 
+# This run's logs are removed before its first boot: no earlier run's log is read as this one's.
+for i in $(seq 1 "$trials"); do
+	for mode in hlt poll hlt-b2b poll-b2b; do
+		rm -f "$out/$target/bench-ipistorm-$mode-$i.log"
+	done
+done
+
 for i in $(seq 1 "$trials"); do
 	for mode in hlt poll hlt-b2b poll-b2b; do
 		log=$out/$target/bench-ipistorm-$mode-$i.log

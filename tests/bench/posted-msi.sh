@@ -23,6 +23,7 @@ rc=0
 # Sample parameters; the defaults of the module are documented in its source.
 icount_args="rust_posted_msi_load.msis=2000 rust_posted_msi_load.reps=16"
 smp_args="rust_posted_msi_load.msis=${BENCH_MSIS:-10000} rust_posted_msi_load.work_ns=10000 rust_posted_msi_load.gap_ns=10000"
+trials=${BENCH_TRIALS:-5}
 
 boot() { # IMPL MACHINE LOG ARGS
 	MACHINE=$2 APPEND="posted_msi=$1 rust_posted_msi_load.run=1 $4 irqrs.poweroff=1" \
@@ -32,12 +33,17 @@ boot() { # IMPL MACHINE LOG ARGS
 		{ echo "bench: the load generator did not finish for posted_msi=$1 (log: $3)"; rc=1; }
 }
 
+# This run's logs are removed before its first boot: no earlier run's log is read as this one's.
+for impl in rust c; do
+	rm -f "$out/$target/bench-$impl-icount.log"
+	for i in $(seq 1 "$trials"); do rm -f "$out/$target/bench-$impl-smp-$i.log"; done
+done
+
 for impl in rust c; do
 	boot $impl x86_64-icount "$out/$target/bench-$impl-icount.log" "$icount_args"
 done
 # The SMP figures vary from run to run: boot the two implementations alternately, TRIALS times
 # each; the tables give the median.
-trials=${BENCH_TRIALS:-5}
 for i in $(seq 1 "$trials"); do
 	for impl in rust c; do
 		boot $impl x86_64 "$out/$target/bench-$impl-smp-$i.log" "$smp_args"

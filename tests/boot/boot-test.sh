@@ -46,7 +46,8 @@
 # boot-c.log (posted_msi=c; irqchip.gicv3=c), on x86_64 boot-idlepoll.log, and on arm64
 # boot-itsoff.log, boot-c-itsoff.log, boot-acpi.log, boot-c-acpi.log, boot-gicv4.log,
 # boot-c-gicv4.log and boot-gic-NAME.log (beside its gic-NAME.dtb);
-# beside each arm64 log its QMP transcript, NAME-qmp.log.
+# beside each arm64 log its QMP transcript, NAME-qmp.log. Before the first boot of a TARGET,
+# every log that its boots will write is removed: no log of an earlier run is read as this one's.
 #
 # Usage: tests/boot/boot-test.sh TARGET... (an ARCH, or ARCH-VARIANT built in build/out/TARGET)
 set -uo pipefail
@@ -56,6 +57,38 @@ out=${BUILD:-$top/build}/out
 rc=0
 qmpdir=$(mktemp -d)
 trap 'rm -rf "$qmpdir"' EXIT
+gic_names=${GIC_NAMES:-pppart smallgicr badgicd nolpi}
+
+# The boots of an ARCH: IMPL[:VARIANT] (see below).
+boots_of() {
+	case $1 in
+	x86_64) echo "rust c rust:idlepoll" ;;
+	arm64) echo "rust c rust:itsoff c:itsoff rust:acpi c:acpi rust:gicv4 c:gicv4" ;;
+	*) echo - ;;
+	esac
+}
+
+# The console log of boot IMPL[:VARIANT] of TARGET: boot[-IMPL unless rust][-VARIANT].log.
+boot_log() {
+	local impl=${2%%:*} variant=- log=$out/$1/boot
+	[ "$2" = "${2#*:}" ] || variant=${2#*:}
+	[ "$impl" = - ] || [ "$impl" = rust ] || log=$log-$impl
+	[ "$variant" = - ] || log=$log-$variant
+	echo "$log.log"
+}
+
+# Remove the logs that the boots of TARGET will write (only those), before the first.
+remove_logs() {
+	local target=$1 arch=${1%%-*} boot log name
+	for boot in $(boots_of "$arch"); do
+		log=$(boot_log "$target" "$boot")
+		rm -f "$log" "${log%.log}-qmp.log"
+	done
+	case $arch in
+	arm64) for name in $gic_names; do rm -f "$out/$target/boot-gic-$name.log"; done ;;
+	x86_64) rm -f "$out/$target/boot-balance.log" ;;
+	esac
+}
 
 # The GICv3 driver-selection boots of arm64 TARGET (see above).
 gic_select_boots() {
@@ -66,7 +99,7 @@ gic_select_boots() {
 	[ -n "$dtc" ] || [ ! -x "$out/$target/scripts/dtc/dtc" ] || dtc=$out/$target/scripts/dtc/dtc
 	[ -n "$dtc" ] || dtc=$(command -v dtc || echo dtc)
 	mapfile -t machine < <(grep -v '^$' "$top/tests/qemu/arm64.args")
-	for name in ${GIC_NAMES:-pppart smallgicr badgicd nolpi}; do
+	for name in $gic_names; do
 		log=$out/$target/boot-gic-$name.log
 		append="irqrs.gicselect=1 irqchip.gicv3=rust"
 		case $target in *-kasan) append="$append no5lvl";; esac
@@ -117,23 +150,16 @@ gic_select_boots() {
 
 for target in "$@"; do
 	arch=${target%%-*}
+	remove_logs "$target"
 	# x86_64 boots three times: with each posted-MSI implementation (posted_msi=rust, the default,
 	# and posted_msi=c), and once more with idle=poll; the posted-MSI load generator and the IPI
 	# storm run during boot, checked by check-boot.py.
 	# arm64 boots eight times: each GICv3 driver (irqchip.gicv3=rust, the default, and c), with
 	# the ITS, without it (its=off), on ACPI (UEFI, acpi=force), and on a GICv4.
-	case $arch in
-	x86_64) boots="rust c rust:idlepoll" ;;
-	arm64) boots="rust c rust:itsoff c:itsoff rust:acpi c:acpi rust:gicv4 c:gicv4" ;;
-	*) boots=- ;;
-	esac
-	for boot in $boots; do
+	for boot in $(boots_of "$arch"); do
 		impl=${boot%%:*} variant=-
 		[ "$boot" = "${boot#*:}" ] || variant=${boot#*:}
-		log=$out/$target/boot
-		[ "$impl" = - ] || [ "$impl" = rust ] || log=$log-$impl
-		[ "$variant" = - ] || log=$log-$variant
-		log=$log.log
+		log=$(boot_log "$target" "$boot")
 		append="irqrs.boottest=1"
 		machine=${MACHINE:-$arch}
 		qemu_args=()

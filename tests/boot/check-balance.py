@@ -60,9 +60,20 @@ def state_table(log):
 
 
 def main():
-    label, path = sys.argv[1], sys.argv[2]
-    timing = not (len(sys.argv) > 3 and sys.argv[3] == "notiming")
-    log = open(path, errors="replace").read()
+    argv = sys.argv[1:]
+    if (not 2 <= len(argv) <= 3 or argv[0] in ("-h", "--help")
+            or (len(argv) == 3 and argv[2] != "notiming")):
+        print("usage: check-balance.py LABEL LOG [notiming]", file=sys.stderr)
+        return 2
+    label, path = argv[0], argv[1]
+    timing = not (len(argv) > 2 and argv[2] == "notiming")
+    try:
+        with open(path, errors="replace") as f:
+            log = f.read()
+    except OSError as e:
+        # No console log: the boot did not run (a failure of the test, not a usage error).
+        print(f"boot-test {label}: FAIL: no console log: {e}")
+        return 1
     ok_all = []
 
     def check(what, ok, detail=""):

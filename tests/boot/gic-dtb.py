@@ -134,8 +134,20 @@ def ppi_partitions(dts, gic):
     ]
 
 
+MODES = ("ppi-partitions", "bad-gicd", "small-gicr")
+
+
 def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in MODES:
+        if len(sys.argv) > 1 and sys.argv[1] not in MODES + ("-h", "--help"):
+            print(f"gic-dtb: unknown mode {sys.argv[1]}", file=sys.stderr)
+        print(f"usage: gic-dtb.py {'|'.join(MODES)} IN.dtb OUT.dtb   (dtc from $DTC, else "
+              f"from PATH)", file=sys.stderr)
+        return 2
     mode, src, dst = sys.argv[1:4]
+    if not os.path.isfile(src):
+        print(f"gic-dtb: no device tree {src}", file=sys.stderr)
+        return 2
     dtc = os.environ.get("DTC") or "dtc"
     dts = Dts(subprocess.run([dtc, "-q", "-I", "dtb", "-O", "dts", src], check=True,
                              capture_output=True, text=True).stdout)
@@ -160,7 +172,11 @@ def main():
         raise SystemExit(f"gic-dtb: unknown mode {mode}")
     subprocess.run([dtc, "-q", "-I", "dts", "-O", "dtb", "-o", dst, "-"], check=True,
                    input="\n".join(dts.lines) + "\n", text=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        sys.exit(main())
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.exit(f"gic-dtb: dtc ({os.environ.get('DTC') or 'dtc'}) failed: {e}")

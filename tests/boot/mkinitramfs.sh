@@ -14,18 +14,21 @@ arm64) busybox=""; deb_arch=arm64 ;;
 *) echo "mkinitramfs: unknown ARCH $arch" >&2; exit 1 ;;
 esac
 
-# The host's busybox-static serves x86_64; for arm64 take Debian's arm64 busybox-static package,
-# downloaded with a project-local apt state.
+# A Debian 12 package for deb_arch: the newest .deb of it in build/dl, else downloaded there with
+# the project-local apt state build/apt/DEB_ARCH (scripts/debs.sh, which fails naming it).
+deb_of() {
+	local deb
+	deb=$(ls "$build"/dl/"$1"_*_"$deb_arch".deb 2>/dev/null | tail -n 1 || true)
+	[ -n "$deb" ] ||
+		deb=$("$top/scripts/debs.sh" -a "$deb_arch" "$build/apt/$deb_arch" bookworm \
+			"$build/dl" "$1") ||
+		{ echo "mkinitramfs: no $1 ($deb_arch) for the initramfs" >&2; return 1; }
+	echo "$deb"
+}
+
+# The host's busybox-static serves x86_64; for arm64 take Debian's arm64 busybox-static package.
 if [ -z "$busybox" ]; then
-	deb=$(ls "$build"/dl/busybox-static_*_"$deb_arch".deb 2>/dev/null | tail -n 1 || true)
-	if [ -z "$deb" ]; then
-		mkdir -p "$build/dl"
-		opts=(-o APT::Architecture="$deb_arch" -o APT::Architectures::="$deb_arch")
-		"$top/scripts/apt-local.sh" "$build/apt/$deb_arch" bookworm "${opts[@]}" -qq update
-		(cd "$build/dl" && "$top/scripts/apt-local.sh" "$build/apt/$deb_arch" bookworm \
-			"${opts[@]}" -qq download busybox-static 2>&1 | grep -v unsandboxed || true)
-		deb=$(ls "$build"/dl/busybox-static_*_"$deb_arch".deb | tail -n 1)
-	fi
+	deb=$(deb_of busybox-static)
 	x=$build/busybox-$deb_arch
 	rm -rf "$x" && mkdir -p "$x"
 	dpkg-deb -x "$deb" "$x"
@@ -46,15 +49,7 @@ chmod +x "$root/init" "$root/bin/busybox" "$root/bin/irq-rs-status"
 # (Debian 12's, as the package's), and a policy script that lets it balance interrupts without a
 # device per core (by default it balances those per package only).
 if [ "${INITRAMFS_IRQBALANCE:-0}" = 1 ] && [ "$arch" = x86_64 ]; then
-	deb=$(ls "$build"/dl/irqbalance_*_"$deb_arch".deb 2>/dev/null | tail -n 1 || true)
-	if [ -z "$deb" ]; then
-		mkdir -p "$build/dl"
-		opts=(-o APT::Architecture="$deb_arch" -o APT::Architectures::="$deb_arch")
-		"$top/scripts/apt-local.sh" "$build/apt/$deb_arch" bookworm "${opts[@]}" -qq update
-		(cd "$build/dl" && "$top/scripts/apt-local.sh" "$build/apt/$deb_arch" bookworm \
-			"${opts[@]}" -qq download irqbalance 2>&1 | grep -v unsandboxed || true)
-		deb=$(ls "$build"/dl/irqbalance_*_"$deb_arch".deb | tail -n 1)
-	fi
+	deb=$(deb_of irqbalance)
 	x=$(mktemp -d)
 	dpkg-deb -x "$deb" "$x"
 	mkdir -p "$root/usr/sbin" "$root/etc" "$root/run"

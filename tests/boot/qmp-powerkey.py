@@ -84,8 +84,15 @@ def qmp(sock_path, out, deadline):
 
 
 def main():
-    log, sock_path, out_path = sys.argv[1:4]
-    timeout = float(sys.argv[4]) if len(sys.argv) > 4 else 600
+    try:
+        if not 4 <= len(sys.argv) <= 5 or sys.argv[1] in ("-h", "--help"):
+            raise ValueError
+        log, sock_path, out_path = sys.argv[1:4]
+        timeout = float(sys.argv[4]) if len(sys.argv) > 4 else 600
+    except ValueError:
+        print("usage: qmp-powerkey.py LOG SOCK OUT [TIMEOUT]   (TIMEOUT: seconds, default 600)",
+              file=sys.stderr)
+        return 2
     deadline = time.monotonic() + timeout
     with open(out_path, "w", buffering=1) as out:  # line-buffered: may be killed
         if not wait_for_mark(log, deadline):

@@ -401,7 +401,21 @@ def summary(r):
 
 
 def table(paths):
-    rs = [json.load(open(p)) for p in paths if os.path.exists(p)]
+    rs = []
+    for p in paths:
+        if not os.path.exists(p):
+            continue  # that way did not run (WL_WAYS) or wrote no result
+        try:
+            with open(p) as f:
+                r = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"check-workload: table: {p} skipped: {e}", file=sys.stderr)
+            continue
+        if not isinstance(r, dict) or not {"way", "mode", "arch", "pass"} <= r.keys():
+            print(f"check-workload: table: {p} skipped: not a result of check.py check",
+                  file=sys.stderr)
+            continue
+        rs.append(r)
     full = [r for r in rs if r["mode"] == "full"]
     ic = {r["way"].replace("-icount", ""): r for r in rs if r["mode"] == "icount"}
     # The C way of each architecture, for Rust/C (arm64: irqchip.gicv3=c).
@@ -444,13 +458,37 @@ def table(paths):
                   f"{r['moves_per_min']:.1f} |")
 
 
-def main():
-    if len(sys.argv) >= 7 and sys.argv[1] == "check":
-        return check(*sys.argv[2:7])
-    if len(sys.argv) >= 3 and sys.argv[1] == "table":
-        return table(sys.argv[2:])
-    print(__doc__, file=sys.stderr)
+MODES = ("full", "icount", "nested")
+
+
+def usage(msg=None):
+    if msg:
+        print(f"check.py: {msg}", file=sys.stderr)
+    print(__doc__.split("\n\n")[1], file=sys.stderr)  # its "Usage:" paragraph
     return 2
+
+
+def main():
+    argv = sys.argv[1:]
+    if argv and argv[0] == "check":
+        if len(argv) != 6:
+            return usage(f"check takes 5 arguments, not {len(argv) - 1}")
+        way, log, _, mode, arch = argv[1:]
+        if mode not in MODES:
+            return usage(f"unknown MODE {mode!r} (one of {', '.join(MODES)})")
+        if arch not in EXPECT:
+            return usage(f"unknown ARCH {arch!r} (one of {', '.join(EXPECT)})")
+        if not os.path.isfile(log):
+            # The boot wrote no log: a failure of the run, not a usage error.
+            print(f"check-workload: {way}: FAIL: no console log {log}")
+            return 1
+        return check(*argv[1:])
+    if argv and argv[0] == "table":
+        if len(argv) < 2:
+            return usage("table takes at least one RESULT.json")
+        return table(argv[1:])
+    return usage(f"unknown command {argv[0]!r}" if argv and argv[0] not in ("-h", "--help")
+                 else None)
 
 
 if __name__ == "__main__":

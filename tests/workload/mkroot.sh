@@ -45,21 +45,28 @@ mkdir -p "$empty" "$(dirname "$out")"
 : >"$empty/status"
 apt() { "$top/scripts/apt-local.sh" "$state" bookworm "${opts[@]}" \
 	-o Dir::State="$empty" -o Dir::State::status="$empty/status" "$@"; }
+# The dependency closure, as PACKAGE=VERSION in apt's order: what `apt-get install` would unpack.
+closure() {
+	apt --no-install-recommends -s install $packages |
+		sed -n 's/^Inst \([^ ]*\) [^(]*(\([^ ]*\) .*/\1=\2/p'
+}
 # Resolve first from the lists we have; refresh them only when that fails (a package moved on).
-list=$(apt --no-install-recommends -s install $packages 2>/dev/null | awk '/^Inst /{print $2}') || true
-if [ -z "$list" ]; then
+pins=$(closure 2>/dev/null) || true
+if [ -z "$pins" ]; then
 	apt -qq update
-	list=$(apt --no-install-recommends -s install $packages | awk '/^Inst /{print $2}')
+	pins=$(closure)
 fi
-[ -n "$list" ] || { echo "mkroot: apt resolved no packages for $deb_arch" >&2; exit 1; }
-apt --no-install-recommends -y -qq --download-only install $packages >/dev/null || {
+[ -n "$pins" ] || { echo "mkroot: apt resolved no packages for $deb_arch" >&2; exit 1; }
+list=$(for p in $pins; do echo "${p%%=*}"; done)
+# Each at that version into the apt cache (scripts/debs.sh: kept there, fetched once).
+debs=$("$top/scripts/debs.sh" -a "$deb_arch" -o Debug::NoLocking=1 \
+	-o Dir::State="$empty" -o Dir::State::status="$empty/status" \
+	"$state" bookworm "$state/cache/archives" $pins) || {
 	echo "mkroot: downloading $packages ($deb_arch) from Debian failed" >&2; exit 1; }
 
 x=$(mktemp -d) root=$(mktemp -d)
 trap 'rm -rf "$x" "$root"' EXIT
-for p in $list; do
-	deb=$(ls "$state"/cache/archives/"${p}"_*_{"$deb_arch",all}.deb 2>/dev/null | tail -n 1 || true)
-	[ -n "$deb" ] || { echo "mkroot: $p ($deb_arch) not in the apt cache" >&2; exit 1; }
+for deb in $debs; do
 	dpkg-deb -x "$deb" "$x"
 done
 

@@ -18,7 +18,9 @@
 # Environment: WL_SECS (seconds of load per boot, default 60), WL_IOS (I/Os per disk in the
 # icount boots, default 20000), WL_WAYS (a subset of the way names below), WL_TIMEOUT (seconds
 # per boot, default 900), WL_CHECK_ONLY=1 (check the logs of the last run again, boot nothing).
-# Logs: build/out/TARGET/workload-WAY.log, figures beside them (.json).
+# Logs: build/out/TARGET/workload-WAY.log, figures beside them (.json), and a nested way's QEMU
+# trace (.trace). Before the first boot of a TARGET, those of every way it will boot are removed:
+# no log of an earlier run is read as this one's (WL_CHECK_ONLY=1 removes nothing).
 #
 # Usage: tests/workload/run.sh TARGET...
 set -uo pipefail
@@ -30,6 +32,11 @@ secs=${WL_SECS:-60}
 ios=${WL_IOS:-20000}
 rc=0
 results=()
+
+# Does this run boot WAY (WL_WAYS: a way, or the full way of an -icount one)?
+selected() {
+	case " ${WL_WAYS:-} " in "  ") ;; *" ${1%-icount} "*) ;; *" $1 "*) ;; *) return 1 ;; esac
+}
 
 for target in "$@"; do
 	arch=${target%%-*}
@@ -80,10 +87,18 @@ for target in "$@"; do
 	for w in $icount_ways; do
 		for x in "${ways[@]}"; do [ "${x%%:*}" = "$w" ] && runs+=("$w-icount|icount|${x#*:}"); done
 	done
+	if [ -z "${WL_CHECK_ONLY:-}" ]; then
+		for r in "${runs[@]}"; do
+			way=${r%%|*}
+			selected "$way" || continue
+			log=$dir/workload-${way//=/-}.log
+			rm -f "$log" "${log%.log}.json" "${log%.log}.trace"
+		done
+	fi
 	for r in "${runs[@]}"; do
 		way=${r%%|*} rest=${r#*|}
 		mode=${rest%%|*} append=${rest#*|}
-		case " ${WL_WAYS:-} " in "  ") ;; *" ${way%-icount} "*) ;; *" $way "*) ;; *) continue ;; esac
+		selected "$way" || continue
 		log=$dir/workload-${way//=/-}.log
 		machine=$arch-workload
 		[ "$mode" = icount ] && machine=$arch-workload-icount
@@ -99,7 +114,6 @@ for target in "$@"; do
 			rm -f "$disks/$d.img"
 			truncate -s 128M "$disks/$d.img"
 		done
-		rm -f "${log%.log}.json" "${log%.log}.trace"
 		start=$(date +%s)
 		initrd=$root trace=()
 		if [ "$mode" = nested ]; then
