@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Check the console log of a boot test (tests/boot/boot-test.sh)."""
 import importlib.util
+import json
 import os
 import re
 import sys
@@ -49,6 +50,20 @@ def status(log):
     return report, int(rc.group(1)) if rc else None
 
 
+def status_json(log):
+    """The report of scripts/irq-rs-status --json that tests/boot/init prints: the parsed
+    object (None without the report, or if it does not parse) and the tool's exit code."""
+    m = re.search(r"@@@ status json begin\r?\n(.*?)@@@ status json end", log, re.S)
+    rc = re.search(r"@@@ status json rc (\d+)", log)
+    rc = int(rc.group(1)) if rc else None
+    if not m:
+        return None, rc
+    try:
+        return json.loads("".join(l.rstrip("\r") for l in m.group(1).splitlines())), rc
+    except ValueError:
+        return None, rc
+
+
 def check_status(check, log, component, want):
     """The status tool's verdict on component is want, and it exited 0."""
     report, rc = status(log)
@@ -57,6 +72,40 @@ def check_status(check, log, component, want):
           got[0] == want and rc == 0,
           (got[1].split(" -- ")[0] if got else "no status report" if report is None
            else f"no {component} line") + f", exit {rc}")
+
+
+def check_status_impl(check, log, component, want):
+    """The status tool's JSON report names want as component's implementation ("impl"), its
+    verdict that implementation if it is in use ("in_use") and "off" if not, and it exited 0."""
+    j, rc = status_json(log)
+    comp = j.get("components", {}).get(component) if isinstance(j, dict) else None
+    if comp is None:
+        check(f"status tool (irq-rs-status --json): {component} impl={want}", False,
+              ("no JSON status report" if j is None else f"no {component} component") +
+              f", exit {rc}")
+        return
+    verdict = want if comp.get("in_use") == "yes" else "off"
+    check(f"status tool (irq-rs-status --json): {component} impl={want}, verdict {verdict}",
+          comp.get("impl") == want and comp.get("verdict") == verdict and rc == 0,
+          f"impl={comp.get('impl')} verdict {comp.get('verdict')} ({comp.get('state')}), "
+          f"in_use {comp.get('in_use')}, exit {rc}")
+
+
+def check_status_its(check, log, has_its):
+    """The status tool reports the C ITS live on ITS-* chips on a machine with the ITS, none
+    without it (its=off, irqchip.gicv3_nolpi), and it exited 0."""
+    report, rc = status(log)
+    got = report.get("its") if report else None
+    if has_its:
+        what = "its c, live on ITS-* chips"
+        ok = got is not None and got[0] == "c" and bool(re.match(
+            r"its: c \(live\) -- C ITS\b.*: ITS-", got[1]))
+    else:
+        what = "its none"
+        ok = got is not None and got[0] == "none"
+    check(f"status tool (irq-rs-status): {what}", ok and rc == 0,
+          (got[1] if got else "no status report" if report is None else "no its line") +
+          f", exit {rc}")
 
 
 def counts_of(line, ncpu):
@@ -141,6 +190,11 @@ def check_gic_select(target, log, variant):
     check(f"root IRQ handler {want}", handler == want, handler)
     if variant != "gic-smallgicr":
         check("no probe-error line", not fallback, fallback.group(0) if fallback else "")
+    # The status tool (scripts/irq-rs-status, run by tests/boot/init after the load): the
+    # driver that took the GIC, the Rust one asked for in each (the C one where the Rust probe
+    # declined or fell back), and the C ITS, absent with irqchip.gicv3_nolpi.
+    check_status(check, log, "gicv3-root", "rust" if variant == "gic-nolpi" else "c")
+    check_status_its(check, log, variant != "gic-nolpi")
 
     check("userspace reached", "@@@ userspace reached" in log)
     m = re.search(r"@@@ cpus online ([0-9][0-9,-]*)", log)
@@ -180,22 +234,51 @@ def check_gic_select(target, log, variant):
     return 0 if all(checks) else 1
 
 
+USAGE = """usage: check-boot.py TARGET LOG [IMPL [VARIANT]]
+  TARGET   ARCH or ARCH-VARIANT (x86_64, arm64-kasan, ...)
+  LOG      the boot's console log
+  IMPL     rust (default) or c: posted_msi= on x86_64, irqchip.gicv3= on arm64; - for rust
+  VARIANT  - (default), itsoff, acpi, gicv4, idlepoll, or gic-NAME (the GICv3 driver choice)"""
+VARIANTS = ("-", "itsoff", "acpi", "gicv4", "idlepoll")
+
+
+def usage(msg=None):
+    if msg:
+        print(f"check-boot: {msg}", file=sys.stderr)
+    print(USAGE, file=sys.stderr)
+    return 2
+
+
 def main():
-    arch, path = sys.argv[1].split("-")[0], sys.argv[2]
+    argv = sys.argv[1:]
+    if not 2 <= len(argv) <= 4 or argv[0] in ("-h", "--help"):
+        return usage()
+    variant = argv[3] if len(argv) > 3 else "-"
+    if len(argv) > 2 and argv[2] not in ("rust", "c", "-"):
+        return usage(f"unknown IMPL {argv[2]!r}")
+    if variant not in VARIANTS and not (variant.startswith("gic-") and len(variant) > 4):
+        return usage(f"unknown VARIANT {variant!r}")
+    arch, path = argv[0].split("-")[0], argv[1]
     # The implementation booted: x86_64, the posted-MSI one (posted_msi=rust or c); arm64, the
     # GICv3 driver (irqchip.gicv3=rust or c).
-    impl = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] != "-" else "rust"
+    impl = argv[2] if len(argv) > 2 and argv[2] != "-" else "rust"
     # The machine variant: "itsoff" is arm64's virt machine without the GIC's ITS (its=off).
-    its_off = len(sys.argv) > 4 and sys.argv[4] == "itsoff"
+    its_off = variant == "itsoff"
     # "acpi": the virt machine booted by UEFI with acpi=force, the GIC from the MADT.
-    acpi = len(sys.argv) > 4 and sys.argv[4] == "acpi"
+    acpi = variant == "acpi"
     # "gicv4": QEMU's gic-version=4, a GICv4.0 (vLPIs, the C ITS driver's vPEs).
-    gicv4 = len(sys.argv) > 4 and sys.argv[4] == "gicv4"
+    gicv4 = variant == "gicv4"
     # x86_64's "idlepoll": booted with idle=poll.
-    idle_poll = len(sys.argv) > 4 and sys.argv[4] == "idlepoll"
-    log = open(path, errors="replace").read()
-    if len(sys.argv) > 4 and sys.argv[4].startswith("gic-"):
-        return check_gic_select(sys.argv[1], log, sys.argv[4])
+    idle_poll = variant == "idlepoll"
+    try:
+        with open(path, errors="replace") as f:
+            log = f.read()
+    except OSError as e:
+        # No console log: the boot did not run (a failure of the test, not a usage error).
+        print(f"boot-test {argv[0]} {impl} {variant}: FAIL: no console log: {e}")
+        return 1
+    if variant.startswith("gic-"):
+        return check_gic_select(argv[0], log, variant)
     checks = []
     if arch == "x86_64":
         label = f"{arch} posted_msi={impl}{' idle=poll' if idle_poll else ''}"
@@ -307,8 +390,9 @@ def main():
                       cal1 >= by_ipi,
                       f"{by_ipi} of {runs} by IPI, {without} without; CAL on CPU1 {cal1}")
         # The status tool (scripts/irq-rs-status, run at the end of tests/boot/init): the
-        # posted-MSI implementation booted.
-        check_status(check, log, "posted-msi", impl)
+        # posted-MSI implementation booted, in its JSON's "impl" (the verdict is "off" while
+        # no posted MSI is in use, as here: QEMU's IOMMU does not post).
+        check_status_impl(check, log, "posted-msi", impl)
     else:
         timer = [k for k, (_, d, _) in b.items() if "arch_timer" in d]
         rising("arch timer", timer or ["<arch_timer line>"])
@@ -360,8 +444,9 @@ def main():
               split[impl] in log and split[other] not in log)
         check("GICv3", ("GICv3 (Rust):" if impl == "rust" else "GICv3:") in log)
         # The status tool (scripts/irq-rs-status, run at the end of tests/boot/init): the Rust
-        # GIC root exactly when the Rust driver was asked for.
+        # GIC root exactly when the Rust driver was asked for; the C ITS unless its=off.
         check_status(check, log, "gicv3-root", impl)
+        check_status_its(check, log, not its_off)
         if gicv4:
             # The driver asked for found the redistributors' GICv4 features (QEMU's GICv4.0: no
             # DirectLPI, no RVPEID: the line lists none, as C's does) and the ITS driver
