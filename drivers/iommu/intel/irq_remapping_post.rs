@@ -36,6 +36,10 @@ kernel::built_in_module!();
 
 mod irq_remapping_irte;
 
+// The IRTE formats, for the Rust interrupt remapping to come: built with their KUnit suite.
+#[cfg(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST)]
+mod irq_remapping_entry;
+
 use irq_remapping_irte::IntelIrData;
 
 /// The posted-MSI chip of VT-d interrupt remapping.
