@@ -89,6 +89,12 @@ use kernel::irq::gic_v3::{
 
 kernel::gic_v3_driver!(GicV3);
 
+// The ITS's commands, tables and LPI ranges, for the Rust ITS to come: built with their KUnit
+// suites.
+#[cfg(CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST)]
+#[path = "irq_gic_v3_rust/its.rs"]
+mod its;
+
 /// The driver: the bodies of its C entry points.
 struct GicV3;
 

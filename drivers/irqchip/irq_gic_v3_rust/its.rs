@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The GICv3 Interrupt Translation Service (ITS) in Rust: the parts of a physical-LPI ITS that
+//! are formats and bookkeeping, before any of it touches a register.
+//!
+//! - [`cmd`]: the commands (MAPD, MAPC, MAPTI, MOVI, DISCARD, INV, INVALL, INT, CLEAR, SYNC) as
+//!   C's `its_build_*_cmd()` encode them, and the command queue: allocation with wrap-around,
+//!   `GITS_CWRITER`, and a bounded wait on `GITS_CREADR` that reports a stalled or timed-out
+//!   queue as an error instead of hanging (`its_allocate_entry()`,
+//!   `its_wait_for_range_completion()`);
+//! - [`tables`]: `GITS_TYPER`, and the `GITS_BASER<n>` negotiation of `its_alloc_tables()`: the
+//!   page size the ITS takes, flat or two-level, the size in pages, and the shareability and
+//!   cacheability the ITS keeps;
+//! - [`lpi`]: the LPI range allocator of `its_lpi_alloc()` (from 8192).
+//!
+//! The register accesses are traits ([`cmd::QueueRegs`], [`tables::BaserReg`]), so that KUnit
+//! drives every path here against fakes that behave as an ITS may: one that stalls, one that
+//! only takes 4 KiB pages or no shareability. What a Rust ITS driver adds is the MMIO behind
+//! those traits, the memory, and the domain and chip above.
+//!
+//! Built with its KUnit suite (`CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST`) until the driver uses it.
+//!
+//! C source: [`drivers/irqchip/irq-gic-v3-its.c`](srctree/drivers/irqchip/irq-gic-v3-its.c),
+//! [`include/linux/irqchip/arm-gic-v3.h`](srctree/include/linux/irqchip/arm-gic-v3.h).
+
+#[path = "its/cmd.rs"]
+pub(crate) mod cmd;
+#[path = "its/lpi.rs"]
+pub(crate) mod lpi;
+#[path = "its/tables.rs"]
+pub(crate) mod tables;
+
+/// The mask of bits `hi:lo` (`GENMASK_ULL(hi, lo)`); bits past 63 are not there, an empty
+/// range (`lo > hi`) is no bit.
+fn mask(hi: u32, lo: u32) -> u64 {
+    let upto = u64::MAX.checked_shr(63u32.saturating_sub(hi)).unwrap_or(0);
+    let from = u64::MAX.checked_shl(lo).unwrap_or(0);
+    if hi > 63 || lo > hi {
+        0
+    } else {
+        upto & from
+    }
+}
+
+/// Field `hi:lo` of `raw`.
+fn field(raw: u64, hi: u32, lo: u32) -> u64 {
+    (raw & mask(hi, lo)).checked_shr(lo).unwrap_or(0)
+}
+
+/// `raw` with field `hi:lo` set to `val` (`its_mask_encode()`): bits of `val` above the field
+/// are dropped, as C drops them; callers check their ranges before.
+fn with_field(raw: u64, val: u64, hi: u32, lo: u32) -> u64 {
+    let m = mask(hi, lo);
+    (raw & !m) | (val.checked_shl(lo).unwrap_or(0) & m)
+}
