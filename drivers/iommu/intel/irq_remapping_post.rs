@@ -40,6 +40,14 @@ mod irq_remapping_irte;
 #[cfg(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST)]
 mod irq_remapping_entry;
 
+// The IRTE allocator, the remappable MSI format and the IEC flush descriptor, likewise.
+#[cfg(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST)]
+mod irq_remapping_table;
+
+/// The prefix of the messages of this crate's modules, as C's `pr_fmt` in `irq_remapping.c`.
+#[cfg(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST)]
+const __LOG_PREFIX: &[u8] = b"DMAR-IR\0";
+
 use irq_remapping_irte::IntelIrData;
 
 /// The posted-MSI chip of VT-d interrupt remapping.
