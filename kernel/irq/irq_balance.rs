@@ -585,7 +585,7 @@ impl State {
         }
         writeln!(f, "irq cpu load_us class moves")?;
         for t in self.tracked.iter() {
-            let cpu = t.cpu.map_or(-1, |c| i64::from(c));
+            let cpu = t.cpu.map_or(-1, i64::from);
             writeln!(
                 f,
                 "{} {} {} {} {}",

@@ -445,7 +445,7 @@ pub(crate) fn decide(
                 let Some(c) = candidate(cpus, &loads, &src_cpu, k, irqs[k].load, t) else {
                     continue;
                 };
-                if c.gain >= floor && pick.map_or(true, |b| c.rank() < b.rank()) {
+                if c.gain >= floor && pick.is_none_or(|b| c.rank() < b.rank()) {
                     pick = Some(c);
                 }
             }

@@ -660,10 +660,10 @@ impl<T: DomainOps> Allocator<'_, T> {
         if !self.parent_takes_msi_info() {
             return Err(EINVAL);
         }
+        self.track_parent()?;
         // SAFETY: `virq..virq + nr` are being allocated in the live `self.domain` (checked
         // above); its parent takes `msi_alloc_info_t` arguments (the flag, set at creation from
         // the parent's type), which `info` is.
-        self.track_parent()?;
         to_result(unsafe {
             bindings::irq_domain_alloc_irqs_parent(self.domain, virq, nr, info.as_raw().cast())
         })?;

@@ -300,8 +300,9 @@ impl Placer {
             // SAFETY: `ptr` is the valid descriptor `guard` locks.
             let now = unsafe { RequestId::of(ptr) };
             // SAFETY: `raw` is the locked descriptor's top-level `irq_data`.
+            let placement = unsafe { placement_of(raw) };
             if now != ident
-                || unsafe { placement_of(raw) } != Placement::Movable
+                || placement != Placement::Movable
                 || AffinitySig::of(d.affinity()) != expect
             {
                 return Err(EBUSY);
@@ -381,7 +382,7 @@ pub fn count_cpu_offlines() -> Result {
     let r = unsafe {
         bindings::__cpuhp_setup_state(
             bindings::cpuhp_state_CPUHP_AP_ONLINE_DYN,
-            c"irq/stat:offline".as_ptr().cast(),
+            c"irq/stat:offline".as_char_ptr(),
             false,
             None,
             Some(count_offline),
