@@ -223,14 +223,18 @@ doc: tree
 	@for a in $(BOOT_ARCHES); do $(KMAKE) ARCH=$$a O=$(OUT)/$$a rustdoc || exit 1; \
 		echo "rustdoc: $(OUT)/$$a/Documentation/output/rust/rustdoc/kernel/index.html"; done
 
+# The cover letter's subject and text are patches/cover-letter.txt (first line, then the body);
+# git adds the shortlog, the diffstat and base-commit.
 series: tree
 	@rm -rf $(BUILD)/series
-	@git -C $(TREE) format-patch -q --base=base -o $(BUILD)/series base..overlay
+	@git -C $(TREE) format-patch -q --cover-letter --base=base -o $(BUILD)/series base..overlay
+	@python3 scripts/cover-letter.py $(BUILD)/series/0000-cover-letter.patch patches/cover-letter.txt
 	@ls $(BUILD)/series
 
 # Prints every finding; fails on errors (warnings, e.g. "does MAINTAINERS need updating?", pass).
 checkpatch: series
 	@cd $(TREE) && for p in $(BUILD)/series/*.patch; do \
+		case $$p in */0000-cover-letter.patch) continue;; esac; \
 		perl scripts/checkpatch.pl -q --terse $$p; done | tee $(BUILD)/checkpatch.log; \
 	 ! grep -q ': ERROR:' $(BUILD)/checkpatch.log
 

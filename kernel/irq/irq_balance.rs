@@ -120,7 +120,7 @@ module! {
             description: "Intervals an interrupt stays put after a move, 0..=1000",
         },
         max_moves: u32 {
-            default: 4,
+            default: 2,
             description: "Moves per interval at most, 1..=64",
         },
     },

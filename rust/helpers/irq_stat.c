@@ -4,6 +4,7 @@
 #include <linux/irq.h>
 #include <linux/irqdesc.h>
 #include <linux/kernel_stat.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/cputime.h>
 #include <linux/sched/isolation.h>
@@ -70,9 +71,14 @@ __rust_helper bool rust_helper_cpu_active(unsigned int cpu)
 	return cpu_active(cpu);
 }
 
-/* Whether cpu may take unmanaged interrupts: not isolated by isolcpus= or nohz_full=. */
+/*
+ * Whether cpu may take unmanaged interrupts: not isolated by isolcpus= or nohz_full=. The
+ * housekeeping masks are RCU-protected (cpuset may change HK_TYPE_DOMAIN at run time): read them
+ * in a read-side section; the answer is a snapshot.
+ */
 __rust_helper bool rust_helper_cpu_is_irq_housekeeping(int cpu)
 {
+	guard(rcu)();
 	return housekeeping_cpu(cpu, HK_TYPE_DOMAIN) &&
 	       housekeeping_cpu(cpu, HK_TYPE_MANAGED_IRQ) &&
 	       housekeeping_cpu(cpu, HK_TYPE_KERNEL_NOISE);

@@ -10,12 +10,15 @@
 //! routed to, counted in `/proc/interrupts` and in that CPU's interrupt time.
 //!
 //! Two heavy (2000/s, 60 us each: 12 % of a CPU), two medium (1000/s, 30 us: 3 %) and four
-//! light (500/s, 6 us: 0.3 %) interrupts are posted from `agent_cpu` for `seconds` seconds;
+//! light (500/s, 6 us: 0.3 %) interrupts are posted from `agent_cpu` for `seconds` seconds (with
+//! `stretch=N`, at 1/N of those rates with N times the handler time: the same load in fewer
+//! interrupts, so that where an interrupt's entry and exit cost far more than on hardware, as
+//! under TCG, the handlers' time still outweighs them);
 //! halfway, the heavy and the light ones swap rates and handler times. Every second it prints
 //! a window line: the handler time of each CPU, R = the highest over the mean (per mille), R*
 //! = the same for the best assignment of the handler times each interrupt actually ran in that
-//! window (longest processing time first, over the active CPUs), and where each interrupt is
-//! routed. At the end, a summary: the time to
+//! window (longest processing time first), both over the CPUs a balancer may use (active and
+//! not isolated), and where each interrupt is routed. At the end, a summary: the time to
 //! converge (R within 10 % of R* for 5 windows) after the start and after the swap, the moves
 //! seen (routing changes between windows), and whether every post that set a PIR bit ran its
 //! handler exactly once (`EIO` otherwise).
@@ -90,6 +93,10 @@ module! {
             default: 0,
             description: "With background=1, start this long after loading, ms, 0..=600000",
         },
+        stretch: u32 {
+            default: 1,
+            description: "Rates divided and handler times multiplied by this, 1..=50",
+        },
     },
 }
 
@@ -112,8 +119,10 @@ const LOAD: [(u32, u32); 8] = [
     (500, 6),
 ];
 
-/// The load of interrupt `k` in phase `phase` (0 before the swap, 1 after).
-fn load_of(k: usize, phase: usize) -> (u32, u32) {
+/// The load of interrupt `k` in phase `phase` (0 before the swap, 1 after): its rate per second
+/// and handler time in us, each stretched by `stretch` (the rate divided, the handler time
+/// multiplied: the same share of a CPU in fewer, longer interrupts).
+fn load_of(k: usize, phase: usize, stretch: u32) -> (u32, u32) {
     let k = if phase == 0 {
         k
     } else {
@@ -123,7 +132,8 @@ fn load_of(k: usize, phase: usize) -> (u32, u32) {
             _ => k,
         }
     };
-    LOAD[k]
+    let (rate, us) = LOAD[k];
+    (rate / stretch, us * stretch)
 }
 
 /// The handler of one interrupt: counts its runs, busy-waits its handler time.
@@ -178,11 +188,9 @@ fn best_ratio(loads: &[u64], cpus: usize) -> Result<u64> {
 fn ratio(v: &[u64]) -> u64 {
     let sum: u64 = v.iter().sum();
     let max = v.iter().copied().max().unwrap_or(0);
-    if sum == 0 {
-        1000
-    } else {
-        max * 1000 * v.len() as u64 / sum
-    }
+    (max * 1000 * v.len() as u64)
+        .checked_div(sum)
+        .unwrap_or(1000)
 }
 
 /// The first window from `from` on that starts 5 windows in a row with R within 10 % of R*.
@@ -195,28 +203,42 @@ fn run_load() -> Result {
     if !(4..=600).contains(&seconds) {
         return Err(EINVAL);
     }
+    let stretch = module_parameters::stretch.value();
+    if !(1..=50).contains(&stretch) {
+        return Err(EINVAL);
+    }
     let agent = CpuId::from_u32(module_parameters::agent_cpu.value())
         .filter(|c| c.as_u32() < nr_cpu_ids())
         .ok_or(EINVAL)?;
     let cpu0 = CpuId::from_u32(0).ok_or(EINVAL)?;
+    // The CPUs a balancer may use: active and not isolated (`isolcpus=`, `nohz_full=`). R and R*
+    // are taken over them. The agent may be one of them or an isolated CPU of its own, which
+    // keeps the posting CPU's own cost out of the handler times.
     let mut online = KVec::new();
     for n in 0..nr_cpu_ids().min(MAX_CPUS as u32) {
         if let Some(c) = CpuId::from_u32(n) {
-            if CpuTopology::of(c).is_some_and(|t| t.active) {
+            if CpuTopology::of(c).is_some_and(|t| t.active && t.housekeeping) {
                 online.push(c, GFP_KERNEL)?;
             }
         }
     }
-    if !online.contains(&agent) {
+    if !CpuTopology::of(agent).is_some_and(|t| t.active) || !online.contains(&cpu0) {
         return Err(EINVAL);
     }
+    let targets: KVec<u32> = {
+        let mut v = KVec::new();
+        for c in online.iter() {
+            v.push(c.as_u32(), GFP_KERNEL)?;
+        }
+        v
+    };
     let domain = PostedDomain::new(c"rust-irq-balance-load")?;
     let mut lines = KVec::new();
     for k in 0..LOAD.len() {
         let line = try_pin_init!(Line {
             hits: AtomicU32::new(0),
             posted: AtomicU32::new(0),
-            work_ns: AtomicU32::new(load_of(k, 0).1 * 1000),
+            work_ns: AtomicU32::new(load_of(k, 0, stretch).1 * 1000),
             busy: AtomicU64::new(0),
         }? Error);
         lines.push(
@@ -232,11 +254,14 @@ fn run_load() -> Result {
         v
     };
     pr_info!(
-        "irqs {:?} on CPU0, {} s, swap at {} s, posted from CPU{}\n",
+        "irqs {:?} on CPU0, {} s, swap at {} s, posted from CPU{}, balanced over CPUs {:?}, \
+         stretch {}\n",
         &irqs[..],
         seconds,
         seconds / 2,
-        agent.as_u32()
+        agent.as_u32(),
+        &targets[..],
+        stretch
     );
 
     // (R, R*) per window, and routing changes seen.
@@ -265,14 +290,16 @@ fn run_load() -> Result {
                 phase_start = Instant::<Monotonic>::now();
                 sent = [0; LOAD.len()];
                 for (k, l) in lines_ref.iter().enumerate() {
-                    l.handler().work_ns.store(load_of(k, 1).1 * 1000, Relaxed);
+                    l.handler()
+                        .work_ns
+                        .store(load_of(k, 1, stretch).1 * 1000, Relaxed);
                 }
                 pr_info!("swap: heavy and light traded places\n");
             }
             // Post what is due at each interrupt's rate.
             let el = (phase_start.elapsed().as_nanos() / 1000) as u64;
             for (k, l) in lines_ref.iter().enumerate() {
-                let due = u64::from(load_of(k, phase).0) * el / 1_000_000;
+                let due = u64::from(load_of(k, phase, stretch).0) * el / 1_000_000;
                 while sent[k] < due {
                     sent[k] += 1;
                     if l.post()?.new {

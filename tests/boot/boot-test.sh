@@ -245,18 +245,21 @@ for target in "$@"; do
 	fi
 	if [ "$arch" = x86_64 ]; then
 		VMLINUX=$out/$target/vmlinux bash "$top/tests/eoi-disasm.sh" || rc=1
-		# The Rust balancer on 4 CPUs (two packages of one core with two SMT threads), every
-		# 500 ms, with the balancer load sample: 16 s, heavy and light swapped at 8 s.
+		# The Rust balancer on 4 CPUs (two packages of one core with two SMT threads) of 6, the
+		# third package isolated (isolcpus=4-5: the housekeeping checks run) and CPU4 posting
+		# the load, every 500 ms, with the balancer load sample: 16 s, heavy and light swapped
+		# at 8 s.
 		log=$out/$target/boot-balance.log
-		echo "== boot $target balance (4 CPUs, irqbalance.rust=1)"
+		echo "== boot $target balance (4 CPUs of 6, irqbalance.rust=1)"
 		# tsc=reliable: TCG's vCPUs fail the TSC sync check, and an unstable TSC turns off the
 		# interrupt time accounting that the balancer weighs loads by.
 		append="irqrs.balancetest=1 irqrs.balancer=rust irqbalance.rust=1 irqbalance.interval_ms=500"
 		append="$append tsc=reliable"
 		append="$append rust_irq_balance_load.run=1 rust_irq_balance_load.background=1"
 		append="$append rust_irq_balance_load.seconds=16"
+		append="$append isolcpus=4-5 rust_irq_balance_load.agent_cpu=4"
 		case $target in *-kasan) append="$append no5lvl";; esac
-		MACHINE=x86_64-smp4 APPEND="$append" timeout "${BOOT_TIMEOUT:-600}" \
+		MACHINE=x86_64-smp6 APPEND="$append" timeout "${BOOT_TIMEOUT:-600}" \
 			bash "$top/tests/boot/qemu.sh" "$target" </dev/null >"$log" 2>&1 ||
 			{ echo "boot-test: QEMU exited $? (log: $log)"; rc=1; }
 		timing=

@@ -83,7 +83,10 @@ def main():
 
     check("userspace reached", "@@@ userspace reached" in log)
     m = re.search(r"@@@ cpus online ([0-9][0-9,-]*)", log)  # printk may follow on the line
-    check("four CPUs online", bool(m) and m.group(1) == "0-3", m.group(1) if m else "no line")
+    check("six CPUs online", bool(m) and m.group(1) == "0-5", m.group(1) if m else "no line")
+    # The third package (CPUs 4 and 5) is isolated (isolcpus=4-5): the housekeeping checks run,
+    # the balancer may not use them, and CPU4 posts the load.
+    check("CPUs 4-5 isolated", "@@@ cpus isolated 4-5" in log)
     check("balance test finished", "@@@ balance test done" in log)
     check("no kernel oops, BUG, WARNING, lockdep, KASAN or UBSAN report", not SPLAT.search(log))
     check("the Rust balancer started", "irqbalance: Rust balancer every" in log)
@@ -107,10 +110,12 @@ def main():
           f"cpu_us {cpu_us or 'no field'}")
     hold = head.get("hotplug_hold_max_us", "")
     check("the longest CPU hotplug hold reported", hold.isdigit(), hold or "no field")
-    # Topology as QEMU built it: CPUs 0+1 and 2+3 are SMT siblings, each pair a package.
-    topo = [(c[0], c[1], c[3]) for c in cpus]
-    check("topology seen: two packages of two SMT siblings",
-          topo == [(0, 0, 0), (1, 0, 0), (2, 2, 2), (3, 2, 2)], str(topo))
+    # Topology as QEMU built it: CPUs 0+1, 2+3 and 4+5 are SMT siblings, each pair a package;
+    # 4 and 5 not usable (isolated).
+    topo = [(c[0], c[1], c[3], c[5]) for c in cpus]
+    check("topology seen: three packages of two SMT siblings, the third isolated",
+          topo == [(0, 0, 0, 1), (1, 0, 0, 1), (2, 2, 2, 1), (3, 2, 2, 1), (4, 4, 4, 0),
+                   (5, 4, 4, 0)], str(topo))
     check("interrupt time accounted", head.get("irq_time") == "1")
     moves, failed = int(head.get("moves", 0)), int(head.get("failed", -1))
     check("the balancer moved interrupts, none failed", moves > 0 and failed == 0,
@@ -146,6 +151,11 @@ def main():
         r, where = int(seen[-1][0]), {c.strip() for c in seen[-1][1].split(",")}
         check(f"phase {phase}: the load spread over at least 3 CPUs", len(where) >= 3,
               f"CPUs {sorted(where)}, R {r / 1000:.2f}")
+    # Never onto an isolated CPU, in any window.
+    routed = {c.strip() for w in re.findall(r"window \d+ phase \d .* cpus \[([^\]]*)\]", log)
+              for c in w.split(",")}
+    check("no load interrupt routed to the isolated CPUs 4-5", not routed & {"4", "5"},
+          str(sorted(routed)))
     print(f"boot-test {label}: balance (not checked): converge {conv} s, reconverge {reconv} s, "
           f"moves {moves}, load moves seen {s.group(6)}, posted {s.group(7)}, "
           f"passes {passes}, busy {head.get('busy_us')} us, CPU {cpu_us} us, "
