@@ -227,7 +227,9 @@ doc: tree
 # git adds the shortlog, the diffstat and base-commit.
 series: tree
 	@rm -rf $(BUILD)/series
-	@git -C $(TREE) format-patch -q --cover-letter --base=base -o $(BUILD)/series base..overlay
+	@GIT_AUTHOR_NAME="IRQ-RS Developers" GIT_AUTHOR_EMAIL=irq-rs@localhost \
+		GIT_COMMITTER_NAME="IRQ-RS Developers" GIT_COMMITTER_EMAIL=irq-rs@localhost \
+		git -C $(TREE) format-patch -q --cover-letter --base=base -o $(BUILD)/series base..overlay
 	@python3 scripts/cover-letter.py $(BUILD)/series/0000-cover-letter.patch patches/cover-letter.txt
 	@ls $(BUILD)/series
 

@@ -33,12 +33,12 @@ pub(crate) mod tables;
 /// The mask of bits `hi:lo` (`GENMASK_ULL(hi, lo)`); bits past 63 are not there, an empty
 /// range (`lo > hi`) is no bit.
 fn mask(hi: u32, lo: u32) -> u64 {
-    let upto = u64::MAX.checked_shr(63u32.saturating_sub(hi)).unwrap_or(0);
-    let from = u64::MAX.checked_shl(lo).unwrap_or(0);
+    let high = u64::MAX.checked_shr(63u32.saturating_sub(hi)).unwrap_or(0);
+    let low = u64::MAX.checked_shl(lo).unwrap_or(0);
     if hi > 63 || lo > hi {
         0
     } else {
-        upto & from
+        high & low
     }
 }
 
