@@ -92,6 +92,8 @@ help:
 	@echo "  BENCH_BALANCE_WAYS     balancers compared [none oneshot daemon rust]"
 	@echo "  BENCH_BALANCE_RUST_ARGS  more kernel arguments of the Rust way [none]"
 	@echo "  BENCH_BALANCE_DELAY_MS   load start after boot, ms [8000]"
+	@echo "  BENCH_BALANCE_STRETCH    balancers: rates divided, handler times multiplied [10]"
+	@echo "  BENCH_BALANCE_CHECK_ONLY balancers, 1: read the last logs again, boot nothing"
 	@echo "  SOAK_POSTS, SOAK_CYCLES  make soak: MSIs, CPU1 hotplug cycles [1000000, 10]"
 	@echo "  WL_SECS        make workload: seconds of load per boot [60]"
 	@echo "  WL_IOS         make workload: I/Os per disk in the icount boots [20000]"

@@ -6,13 +6,16 @@
 import sys
 
 patch, text = sys.argv[1], sys.argv[2]
-lines = open(text).read().split("\n")
+with open(text) as f:
+    lines = f.read().split("\n")
 subject, body = lines[0].strip(), "\n".join(lines[1:]).strip("\n")
 if not subject or lines[1:2] != [""]:
     sys.exit(f"cover-letter: {text}: a subject line, then a blank line, then the text")
-s = open(patch).read()
+with open(patch) as f:
+    s = f.read()
 for mark in ("*** SUBJECT HERE ***", "*** BLURB HERE ***"):
     if s.count(mark) != 1:
         sys.exit(f"cover-letter: {patch}: no single '{mark}' to fill")
 s = s.replace("*** SUBJECT HERE ***", subject).replace("*** BLURB HERE ***", body)
-open(patch, "w").write(s)
+with open(patch, "w") as f:
+    f.write(s)

@@ -411,7 +411,9 @@ impl Balancer {
             let held = Instant::<Monotonic>::now();
             let hotplug = stat::hold_cpu_hotplug();
             // The target may have gone offline or been isolated since the topology was read:
-            // then this move is dropped, not counted against the interrupt.
+            // then this move is dropped, not counted against the interrupt. Isolation by a
+            // cpuset partition is not held off by the hotplug lock: a CPU isolated just after
+            // this check gets the interrupt, and the next pass moves it off again.
             let (r, now) = if CpuTopology::of(to).is_some_and(|c| c.active && c.housekeeping) {
                 let r = self.placer.move_to(m.irq, to, t.ident, t.expected);
                 (Some(r), self.placer.requested(m.irq, &mut []))

@@ -660,6 +660,33 @@ mod tests {
     }
 
     #[test]
+    fn the_first_pass_of_two_moves_places_the_heavy_interrupts() -> Result {
+        // The bench's start (max_moves 2, the default): 8 interrupts on CPU0 of two SMT cores,
+        // their loads CPU0's 334 ms split by count (2 heavy at 200/s, 2 medium at 100/s, 4
+        // light at 50/s), though a heavy one costs 4 times a medium one. The first pass moves
+        // the two heavy interrupts, one to each thread of the other core, and nothing else: the
+        // next pass decides with them measured alone.
+        let cpus = two_smt_cores()?;
+        let mut irqs = [
+            irq(60, 0, 95_000),
+            irq(61, 0, 95_000),
+            irq(62, 0, 48_000),
+            irq(63, 0, 48_000),
+            irq(64, 0, 24_000),
+            irq(65, 0, 24_000),
+            irq(66, 0, 24_000),
+            irq(67, 0, 24_000),
+        ];
+        let p = Params { max_moves: 2, ..P };
+        let mut moves = KVec::new();
+        decide(&cpus, &zeros(4)?, &mut irqs, &p, &mut moves)?;
+        assert_eq!(moves.len(), 2);
+        assert_eq!((moves[0].irq, moves[0].to), (60, 2));
+        assert_eq!((moves[1].irq, moves[1].to), (61, 3));
+        Ok(())
+    }
+
+    #[test]
     fn two_packages_prefer_a_move_within_the_cache_domain() -> Result {
         // Two packages of four CPUs, each with its own LLC.
         let mut cpus = flat(8)?;

@@ -8,8 +8,8 @@
 # and elsewhere at a fraction of it, which made whichever interrupt landed there decide R*. Every
 # boot runs the load of
 # samples/rust/rust_irq_balance_load.rs (8 interrupts: 2 heavy, 2 medium, 4 light, busy-waiting
-# handlers, at a tenth of the sample's default rates for ten times as long each; all on CPU0 at
-# the start; heavy and light swapped halfway; BENCH_BALANCE_SECONDS,
+# handlers, at 1/BENCH_BALANCE_STRETCH (10) of the sample's default rates for that many times as
+# long each; all on CPU0 at the start; heavy and light swapped halfway; BENCH_BALANCE_SECONDS,
 # default 30) beside user space (BENCH_BALANCE_WAYS: a subset of the ways below;
 # BENCH_BALANCE_RUST_ARGS: more kernel parameters for the Rust way, e.g. irqbalance.gain_pct=5),
 # balanced by:
@@ -85,15 +85,17 @@ if [ "$check_only" = 1 ]; then
 	for i in $(seq 1 "$trials"); do
 		for way in $ways; do
 			log=$out/$target/bench-balance-$way-$i.log
+			grep -q "rust_irq_balance_load: done: every interrupt handled exactly once" "$log" ||
+				{ echo "bench: the load did not finish cleanly, $way (log: $log)"; rc=1; }
 			python3 "$top/tests/check-splats.py" "bench balance $way $i" "$log" >/dev/null ||
 				{ echo "bench: kernel splat, $way (log: $log)"; rc=1; }
 		done
 	done
 fi
 
-python3 - "$out/$target" "$trials" $ways <<'PY' || rc=1
+python3 - "$out/$target" "$trials" "${BENCH_BALANCE_STRETCH:-10}" $ways <<'PY' || rc=1
 import math, re, statistics, sys
-out, trials, ways = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+out, trials, stretch, ways = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 NEVER = math.inf
 
 
@@ -115,9 +117,16 @@ def parse(way, i):
                   r"posted (\d+) handled (\d+)", log)
     if not s or not win:
         raise Failed(f"no balance figures in {name}")
+    # A log of this bench's machine and load (not an older run's, read with CHECK_ONLY).
+    head = f"posted from CPU4, balanced over CPUs [0, 1, 2, 3], stretch {stretch}"
+    if head not in log:
+        raise Failed(f"not a run of this bench ({name}: no '{head}')")
     # R and R* count the targets' handler time only: an interrupt routed to the isolated package
-    # would leave R too low, so such a run fails.
-    for at in re.findall(r"window \d+ phase \d .* cpus \[([^\]]*)\]", log):
+    # would leave R too low, so such a run fails; every window must show its routing.
+    ats = re.findall(r"window \d+ phase \d .* cpus \[([^\]]*)\]", log)
+    if len(ats) != len(win):
+        raise Failed(f"{len(ats)} of {len(win)} windows show their routing ({name})")
+    for at in ats:
         if any(c.strip() in ("4", "5") for c in at.split(",")):
             raise Failed(f"a load interrupt was routed to the isolated CPU4-5 ({name}): [{at}]")
     steady = []

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Check the console log of the balancer's boot test (tests/boot/boot-test.sh, x86_64 on
-4 CPUs: two packages of one core with two SMT threads each).
+6 CPUs: three packages of one core with two SMT threads each, the third isolated).
 
 The Rust balancer (irqbalance.rust=1) ran while the load of samples/rust/rust_irq_balance_load.rs
 (8 interrupts, 2 heavy, 2 medium, 4 light, all on CPU0 at the start, heavy and light swapped
@@ -131,6 +131,12 @@ def main():
     if not s:
         return 1
     conv, reconv = int(s.group(2)), int(s.group(3))
+    # Never onto an isolated CPU, in any window (every window line must show its routing).
+    at = re.findall(r"window \d+ phase \d .* cpus \[([^\]]*)\]", log)
+    routed = {c.strip() for w in at for c in w.split(",")}
+    check("no load interrupt routed to the isolated CPUs 4-5",
+          len(at) == len(windows) and not routed & {"4", "5"},
+          f"{len(at)} of {len(windows)} windows, CPUs {sorted(routed)}")
     check("no interrupt of the load taken for user-set", int(head.get("user_set", -1)) == 0,
           head.get("user_set", "no field"))
     if not timing:
@@ -151,11 +157,6 @@ def main():
         r, where = int(seen[-1][0]), {c.strip() for c in seen[-1][1].split(",")}
         check(f"phase {phase}: the load spread over at least 3 CPUs", len(where) >= 3,
               f"CPUs {sorted(where)}, R {r / 1000:.2f}")
-    # Never onto an isolated CPU, in any window.
-    routed = {c.strip() for w in re.findall(r"window \d+ phase \d .* cpus \[([^\]]*)\]", log)
-              for c in w.split(",")}
-    check("no load interrupt routed to the isolated CPUs 4-5", not routed & {"4", "5"},
-          str(sorted(routed)))
     print(f"boot-test {label}: balance (not checked): converge {conv} s, reconverge {reconv} s, "
           f"moves {moves}, load moves seen {s.group(6)}, posted {s.group(7)}, "
           f"passes {passes}, busy {head.get('busy_us')} us, CPU {cpu_us} us, "

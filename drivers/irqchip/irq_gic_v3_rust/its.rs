@@ -11,7 +11,10 @@
 //! - [`tables`]: `GITS_TYPER`, and the `GITS_BASER<n>` negotiation of `its_alloc_tables()`: the
 //!   page size the ITS takes, flat or two-level, the size in pages, and the shareability and
 //!   cacheability the ITS keeps;
-//! - [`lpi`]: the LPI range allocator of `its_lpi_alloc()` (from 8192).
+//! - [`lpi`]: the LPI range allocator of `its_lpi_alloc()` (from 8192);
+//! - [`rdist`]: the redistributors' LPI property and pending tables, the configuration byte of
+//!   an LPI, and `GICR_PROPBASER`/`GICR_PENDBASER` with C's fallback for a redistributor that
+//!   is not shareable.
 //!
 //! The register accesses are traits ([`cmd::QueueRegs`], [`tables::BaserReg`]), so that KUnit
 //! drives every path here against fakes that behave as an ITS may: one that stalls, one that
@@ -27,6 +30,8 @@
 pub(crate) mod cmd;
 #[path = "its/lpi.rs"]
 pub(crate) mod lpi;
+#[path = "its/rdist.rs"]
+pub(crate) mod rdist;
 #[path = "its/tables.rs"]
 pub(crate) mod tables;
 

@@ -474,9 +474,10 @@ pub struct CpuTopology {
 }
 
 impl CpuTopology {
-    /// The topology of `cpu`, or `None` for an impossible CPU. Any context; the masks change
-    /// only with CPU hotplug, which a caller that needs them stable holds off
-    /// ([`hold_cpu_hotplug`]).
+    /// The topology of `cpu`, or `None` for an impossible CPU. Any context. The topology masks
+    /// change only with CPU hotplug, which a caller that needs them stable holds off
+    /// ([`hold_cpu_hotplug`]); `housekeeping` is a snapshot of RCU-protected masks that cpuset
+    /// may also change (isolated partitions), under its own lock and outside the hotplug lock.
     pub fn of(cpu: CpuId) -> Option<Self> {
         let n = cpu.as_u32();
         if !possible(n) {
