@@ -95,7 +95,7 @@ module! {
         },
         stretch: u32 {
             default: 1,
-            description: "Rates divided and handler times multiplied by this, 1..=50 (50: 3 ms handlers)",
+            description: "Rates divided, handler times multiplied by this, 1..=50 (50: 3 ms)",
         },
     },
 }
