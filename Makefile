@@ -133,7 +133,9 @@ config build: tree
 
 # Every kernel the README documents must at least configure: `make test` configures the bench and
 # KASAN kernels too (kunit.py config: no build, seconds each), so that a kunitconfig change for the
-# test kernels cannot leave `make bench` or `make kasan` refusing its configuration unnoticed.
+# test kernels cannot leave `make bench` or `make kasan` refusing its configuration unnoticed; and
+# each architecture's defconfig with the distribution fragment irq_rs.config, every option of the
+# fragment kept.
 CONFIG_TARGETS := $(foreach a,$(ARCHES),$(a)-bench $(a)-kasan)
 configcheck: tree
 	@set -e; for t in $(CONFIG_TARGETS); do \
@@ -142,6 +144,15 @@ configcheck: tree
 		$(KUNIT) config --arch=$$a --build_dir=$(OUT)/$$t $$kconfigs \
 			--qemu_config=$(TOP)/tests/qemu/$$a.py $(KUNIT_MAKE_OPTS) >$(OUT)/$$t-config.log 2>&1 || \
 			{ cat $(OUT)/$$t-config.log; echo "configcheck: $$t does not configure" >&2; exit 1; }; \
+	done
+	@set -e; for t in $(ARCHES); do \
+		a=$${t%%-*}; s=$$a; [ $$a != x86_64 ] || s=x86; f=$(TREE)/arch/$$s/configs/irq_rs.config; \
+		echo "== configure $$a defconfig + irq_rs.config"; \
+		$(KMAKE) -s O=$(OUT)/$$a-distro ARCH=$$a defconfig irq_rs.config \
+			>$(OUT)/$$a-distro-config.log 2>&1 || { cat $(OUT)/$$a-distro-config.log; \
+			echo "configcheck: $$a defconfig + irq_rs.config does not configure" >&2; exit 1; }; \
+		grep '^CONFIG_' $$f | while read -r o; do grep -qx "$$o" $(OUT)/$$a-distro/.config || \
+			{ echo "configcheck: $$o of irq_rs.config lost on $$a defconfig" >&2; exit 1; }; done; \
 	done
 
 # The knobs of `make help`'s Environment (SUITES, KUNIT_BOOTS, BOOT_TIMEOUT, BENCH_*, WL_*, ...)

@@ -25,5 +25,16 @@ git -C "$dir" config user.email "irq-rs@localhost"
 git -C "$dir" add -A
 git -C "$dir" commit -q -m base
 git -C "$dir" tag base
-git -C "$dir" am -q "$top"/patches/0*.patch
+# One at a time: a patch with no diff (it only carries new overlay files) stops `git am`, which
+# then records it as an empty commit with its message.
+for p in "$top"/patches/0*.patch; do
+	m=$(mktemp -d)
+	git mailinfo "$m/msg" "$m/diff" <"$p" >/dev/null
+	if [ -s "$m/diff" ]; then
+		git -C "$dir" am -q "$p"
+	else
+		git -C "$dir" am -q "$p" >/dev/null 2>&1 || git -C "$dir" am -q --allow-empty
+	fi
+	rm -rf "$m"
+done
 git -C "$dir" log --oneline
