@@ -84,6 +84,7 @@ help:
 	@echo "  BENCH_TIMEOUT  make bench: seconds per boot [900]"
 	@echo "  BENCH_MSIS     posted MSIs: MSIs per load point, SMP boots [10000]"
 	@echo "  BENCH_IPI_CALLS  IPI storm: calls per round [10000]"
+	@echo "  BENCH_ITS_N    make bench: ITS bench, injections per way [400]"
 	@echo "  BENCH_GIC_ITERS, BENCH_GIC_REPS  GICv3, icount boots: interrupts per"
 	@echo "                 round, rounds [200, 16]"
 	@echo "  BENCH_GIC_THREADED_ICOUNT_MS, BENCH_GIC_THREADED_MS  GICv3 threaded"
@@ -193,7 +194,8 @@ bench: build
 			BENCH_TARGET=$$t bash tests/bench/ipistorm.sh || rc=1; \
 			$(MAKE) --no-print-directory build ARCH=x86_64 && \
 			BENCH_TARGET=x86_64 bash tests/bench/balance.sh || rc=1;; \
-		arm64-bench) BENCH_GIC_TARGET=$$t bash tests/bench/gic.sh || rc=1;; \
+		arm64-bench) BENCH_GIC_TARGET=$$t bash tests/bench/gic.sh || rc=1; \
+			BENCH_GIC_TARGET=$$t bash tests/bench/its.sh || rc=1;; \
 	esac; done; exit $$rc
 
 # The x86_64 test kernel with KASAN as well (build/out/x86_64-kasan): KUnit, plain and with

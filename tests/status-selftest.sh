@@ -269,7 +269,7 @@ if case_of arm64 boot.log; then
 	# SPI masked by its active state.
 	expect $c "$d" gicv3-root 'debugfs: 2 GICv3 interrupts on the Rust flows'
 	expect $c "$d" gicv3-root 'debugfs: 1 GICv3 interrupts masked by their active state'
-	expect $c "$d" its '^c \(live\) -- C ITS on the Rust root: ITS-PCI-MSIX: 2 interrupts on 1 chip'
+	expect $c "$d" its '^rust \(live\) -- Rust ITS: ITS-RS-PCI-MSIX: 2 interrupts on 1 chip'
 	for x in apic-eoi kvm-pv-eoi posted-msi intr-remap; do
 		expect $c "$d" $x '^n/a \(not x86\)$'
 	done
@@ -279,10 +279,10 @@ if case_of arm64 boot.log; then
 		fail $c "JSON: firmware devicetree, flow strict, eoimode 1"
 	cp "$d/out.txt" "$d/plain.txt"
 	cp "$d/out.json" "$d/plain.json"
-	# check-boot.py on the report: the Rust root, the C ITS on ITS-* chips.
+	# check-boot.py on the report: the Rust root, the Rust ITS on ITS-RS-* chips.
 	checkboot $c "$d" "$log" arm64 rust - \
 		'PASS: status tool \(irq-rs-status\): gicv3-root rust' \
-		'PASS: status tool \(irq-rs-status\): its c, live on ITS-\* chips'
+		'PASS: status tool \(irq-rs-status\): its rust, live on ITS-RS-\* chips'
 
 	# printk's caller ids (CONFIG_PRINTK_CALLER): "[    1.234567][    T1] " before each line,
 	# or, from util-linux's dmesg, "[    1.234567] [    T1] "; or the caller alone. The same
@@ -349,7 +349,7 @@ if case_of arm64 boot.log; then
 	grep -v GICv3 "$d/dmesg" | tail -n 3 >"$d/dmesg.tail"
 	run "$c" arm64 "$d" IRQRS_STATUS_DMESG="$d/dmesg.tail"
 	expect "$c" "$d" gicv3-root '^unknown \(no "Root IRQ handler:" line: the kernel log no longer reaches back to boot; no GICv3 interrupt in irq debugfs'
-	expect "$c" "$d" its '^c \(live\) -- C ITS \(root driver unknown\): ITS-PCI-MSIX'
+	expect "$c" "$d" its '^rust \(live\) -- Rust ITS: ITS-RS-PCI-MSIX'
 
 	# No kernel log at all (dmesg not readable).
 	c="arm64/boot.log, kernel log not readable"
@@ -432,7 +432,7 @@ if case_of arm64 boot-acpi.log; then
 	run $c arm64 "$d"
 	expect $c "$d" gicv3-root '^rust \(live\) -- "Root IRQ handler: gic_v3_rust_handle_irq"'
 	expect $c "$d" gicv3-root 'firmware: ACPI \("GICv3: Rust driver: the GIC of the ACPI MADT, 1 redistributor region\(s\) from its GICR entries"\)'
-	expect $c "$d" its '^c \(live\) -- C ITS on the Rust root: ITS-PCI-MSIX'
+	expect $c "$d" its '^rust \(live\) -- Rust ITS: ITS-RS-PCI-MSIX'
 	grep -q '"firmware":"acpi"' "$d/out.json" && pass $c "JSON: firmware acpi" ||
 		fail $c "JSON: firmware acpi"
 fi

@@ -8,6 +8,8 @@
 #ifndef _IRQ_GIC_V3_RUST_H
 #define _IRQ_GIC_V3_RUST_H
 
+#include <linux/irqchip/irq-msi-lib.h>	/* msi_lib_irq_domain_select(), for Rust */
+#include <linux/msi.h>
 #include <linux/smp.h>		/* cpu_logical_map(), called by Rust */
 #include <linux/types.h>
 
@@ -64,6 +66,14 @@ int rust_gicv3_starting_cpu(unsigned int cpu);
 int rust_gicv3_check_cpu(unsigned int cpu);
 void rust_gicv3_cpu_pm(bool exit);
 void gic_v3_rust_handle_irq(struct pt_regs *regs);
+/*
+ * The ITS probe, after a successful GIC probe that found LPIs and no GICv4:
+ * @fwnode is the ITS's device-tree node; @base maps its @size bytes of frames
+ * at @phys for good. Non-zero: the C ITS driver is started instead (the Rust
+ * probe left the ITS disabled and no redistributor with LPIs enabled).
+ */
+int rust_gicv3_its_init(struct fwnode_handle *fwnode, void __iomem *base,
+			u64 phys, u64 size);
 void gic_v3_rust_handle_irq_eoimode0(struct pt_regs *regs);
 
 /* Called by Rust. */
@@ -71,5 +81,17 @@ void gic_v3_rust_set_rdist(unsigned int cpu, void __iomem *rd_base, u64 phys_bas
 bool gic_v3_rust_hyp_mode_available(void);
 bool gic_v3_rust_strict_flow(void);
 bool gic_v3_rust_nolpi(void);
+/*
+ * The MSI parent operations of the Rust ITS's domain: the C ITS's (PCI/MSI
+ * and platform MSI prepare, DeviceIDs from msi-map and DMA aliases), with the
+ * child chips named "ITS-RS-". Set before rust_gicv3_its_init(), then never
+ * changed.
+ */
+extern struct msi_parent_ops gic_v3_rust_its_msi_parent_ops;
+/*
+ * Reserves @size bytes at @pa (a redistributor's LPI table) across kexec, as
+ * gic_reserve_range() does: 0 without EFI.
+ */
+int gic_v3_rust_reserve(u64 pa, u64 size);
 
 #endif /* _IRQ_GIC_V3_RUST_H */

@@ -56,9 +56,12 @@
 #define pr_fmt(fmt) "GICv3: " fmt
 
 #include <linux/acpi.h>
+#include <linux/acpi_iort.h>
+#include <linux/cc_platform.h>
 #include <linux/cpu_pm.h>
 #include <linux/cpufeature.h>
 #include <linux/cpuhotplug.h>
+#include <linux/efi.h>
 #include <linux/init.h>
 #include <linux/io.h>
 #include <linux/irq.h>
@@ -79,6 +82,7 @@
 #include <asm/virt.h>
 
 #include "irq-gic-common.h"
+#include "irq-gic-its-msi-parent.h"
 #include "irq-gic-v3-rust.h"
 
 static bool gicv3_rust __initdata = true;
@@ -96,6 +100,28 @@ static int __init gicv3_select(char *buf)
 	return 0;
 }
 early_param("irqchip.gicv3", gicv3_select);
+
+/*
+ * The ITS on the Rust driver: "irqchip.gicv3_its=rust" (the default) drives a
+ * device-tree machine's one ITS with physical LPIs in Rust (irq_gic_v3_rust/its/),
+ * "irqchip.gicv3_its=c" with irq-gic-v3-its.c. GICv4 (virtual LPIs), ACPI and
+ * more than one ITS stay with C, said at boot.
+ */
+static bool gicv3_its_rust __initdata = true;
+
+static int __init gicv3_its_select(char *buf)
+{
+	if (!buf)
+		return -EINVAL;
+	if (!strcmp(buf, "rust"))
+		gicv3_its_rust = true;
+	else if (!strcmp(buf, "c"))
+		gicv3_its_rust = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+early_param("irqchip.gicv3_its", gicv3_its_select);
 
 /*
  * The flow of the Rust driver's SGIs, PPIs and SPIs in EOImode=1: "strict" (the default) leaves
@@ -121,6 +147,18 @@ early_param("irqchip.gicv3_flow", gicv3_flow_select);
 /* The redistributors of every CPU for the ITS driver (its_init(), its_cpu_init()). */
 static struct rdists gic_v3_rust_rdists;
 static bool gic_v3_rust_lpis __ro_after_init;
+/* The Rust ITS drives the LPIs (then the C ITS driver never starts). */
+static bool gic_v3_rust_its __ro_after_init;
+
+struct msi_parent_ops gic_v3_rust_its_msi_parent_ops __ro_after_init;
+
+/* Not __init: the Rust ITS's probe, which calls it, is not in .init.text. */
+int gic_v3_rust_reserve(u64 pa, u64 size)
+{
+	if (!efi_enabled(EFI_CONFIG_TABLES))
+		return 0;
+	return efi_mem_reserve_persistent(pa, size);
+}
 /*
  * The Rust driver drives a GIC (its probe committed). The shim's state (the ITS's struct rdists,
  * the root handler, the hotplug callbacks) is for that one: a second GICv3 is ignored, with an
@@ -201,7 +239,9 @@ static int gic_v3_rust_starting_cpu(unsigned int cpu)
 		return 0;
 	if (!gic_v3_rust_lpis)
 		return 0;
-	if (gic_v3_rust_rdist_found(cpu)) {
+	if (gic_v3_rust_its) {
+		/* The Rust STARTING callback set up the CPU's LPIs and collection. */
+	} else if (gic_v3_rust_rdist_found(cpu)) {
 		gic_v3_rust_publish_rdist(cpu);
 		its_cpu_init();
 	} else {
@@ -285,6 +325,140 @@ static bool __init gic_v3_rust_ipis_valid(int base, struct irq_domain *domain)
 	return true;
 }
 
+#ifdef CONFIG_ACPI
+/* The MADT's ITS entries: how many, and the first. */
+static struct acpi_madt_generic_translator gic_v3_rust_acpi_its __initdata;
+static int gic_v3_rust_acpi_its_nr __initdata;
+
+static int __init gic_v3_rust_acpi_its_entry(union acpi_subtable_headers *header,
+					     const unsigned long end)
+{
+	if (!gic_v3_rust_acpi_its_nr++)
+		gic_v3_rust_acpi_its = *(struct acpi_madt_generic_translator *)header;
+	return 0;
+}
+#endif
+
+/*
+ * Starts the Rust ITS on the GIC's one ITS: the device tree's msi-controller child
+ * of the GIC's node, or the MADT's one ITS entry (its domain token registered with
+ * the IORT, which maps device IDs to it). Returns whether it runs; otherwise the C
+ * ITS driver starts, with a line saying why. The ITS's mapping, once handed to Rust,
+ * is never unmapped (as the GIC's); C maps the ITS again.
+ */
+static bool __init gic_v3_rust_its_start(struct fwnode_handle *fwnode,
+					 const struct gic_v3_rust_probe *p)
+{
+	struct device_node *node = to_of_node(fwnode), *np, *its = NULL;
+	struct fwnode_handle *its_fwnode = NULL;
+	struct resource res = {};
+	int nr = 0, err, acpi_id = -1;
+	void __iomem *base;
+
+	if (!gicv3_its_rust)
+		return false;
+	if (p->vlpis) {
+		pr_info("Rust ITS: GICv4 virtual LPIs are C's; using the C ITS driver\n");
+		return false;
+	}
+	/* Tables shared with a realm's host must be decrypted, as its_alloc_pages_node() does. */
+	if (cc_platform_has(CC_ATTR_MEM_ENCRYPT)) {
+		pr_info("Rust ITS: encrypted guest memory; using the C ITS driver\n");
+		return false;
+	}
+	if (node) {
+		for_each_available_child_of_node(node, np) {
+			if (!of_device_is_compatible(np, "arm,gic-v3-its") ||
+			    !of_property_read_bool(np, "msi-controller"))
+				continue;
+			if (!nr++)
+				its = of_node_get(np);
+		}
+	} else {
+#ifdef CONFIG_ACPI
+		acpi_table_parse_madt(ACPI_MADT_TYPE_GENERIC_TRANSLATOR,
+				      gic_v3_rust_acpi_its_entry, 0);
+		nr = gic_v3_rust_acpi_its_nr;
+#endif
+	}
+	if (nr != 1) {
+		if (nr)
+			pr_info("Rust ITS: %d ITSes, the Rust ITS drives one; using the C ITS driver\n",
+				nr);
+		of_node_put(its);
+		return false;
+	}
+	if (its) {
+		if (of_address_to_resource(its, 0, &res) || resource_size(&res) < SZ_64K) {
+			pr_warn("%pOF: no ITS frame; using the C ITS driver\n", its);
+			of_node_put(its);
+			return false;
+		}
+	} else {
+#ifdef CONFIG_ACPI
+		if (acpi_get_madt_revision() >= 7 &&
+		    (gic_v3_rust_acpi_its.flags & ACPI_MADT_ITS_NON_COHERENT)) {
+			pr_info("Rust ITS: the MADT's ITS is not coherent; using the C ITS driver\n");
+			return false;
+		}
+		res.start = gic_v3_rust_acpi_its.base_address;
+		acpi_id = gic_v3_rust_acpi_its.translation_id;
+#endif
+	}
+	base = ioremap(res.start, SZ_64K);
+	if (!base) {
+		of_node_put(its);
+		return false;
+	}
+	/*
+	 * An ITS erratum of C's (its_quirks[]), a non-coherent ITS ("dma-noncoherent"), or one
+	 * that loses its state across suspend ("reset-on-suspend", which C saves and restores).
+	 */
+	if (its_needs_quirks(its, base) ||
+	    (its && of_property_read_bool(its, "reset-on-suspend"))) {
+		pr_info("Rust ITS: the ITS needs a C ITS quirk; using the C ITS driver\n");
+		iounmap(base);
+		of_node_put(its);
+		return false;
+	}
+	if (its) {
+		/* The node stays referenced: the Rust ITS's domain is on it for good. */
+		its_fwnode = of_fwnode_handle(its);
+	} else {
+		its_fwnode = irq_domain_alloc_fwnode(&res.start);
+		if (!its_fwnode) {
+			iounmap(base);
+			return false;
+		}
+		err = iort_register_domain_token(acpi_id, res.start, its_fwnode);
+		if (err) {
+			pr_warn("Rust ITS: ITS ID %d not registered to the IORT (%d); using the C ITS driver\n",
+				acpi_id, err);
+			irq_domain_free_fwnode(its_fwnode);
+			iounmap(base);
+			return false;
+		}
+		pr_info("Rust ITS: the ITS of the ACPI MADT, ITS ID %d @%pa\n", acpi_id,
+			&res.start);
+	}
+	gic_v3_rust_its_msi_parent_ops = gic_v3_its_msi_parent_ops;
+	gic_v3_rust_its_msi_parent_ops.prefix = "ITS-RS-";
+	err = rust_gicv3_its_init(its_fwnode, base, res.start, SZ_64K);
+	if (err) {
+		if (err != -EOPNOTSUPP)
+			pr_warn("Rust ITS: probe error %d; using the C ITS driver\n", err);
+		/* No domain on the fwnode: C makes its own. */
+		if (its) {
+			of_node_put(its);
+		} else {
+			iort_deregister_domain_token(acpi_id);
+			irq_domain_free_fwnode(its_fwnode);
+		}
+		return false;
+	}
+	return true;
+}
+
 /*
  * Starts what a committed Rust probe leaves to C: the root handler, the CPU hotplug and CPU PM
  * callbacks, the IPIs, and the ITS (or GICv2m) on the Rust domain, found through @fwnode (the
@@ -328,9 +502,13 @@ static void __init gic_v3_rust_start(struct fwnode_handle *fwnode,
 		gic_v3_rust_rdists.has_vlpis = p->vlpis;
 		gic_v3_rust_rdists.has_rvpeid = p->rvpeid;
 		gic_v3_rust_rdists.has_vpend_valid_dirty = p->vpend_valid_dirty;
-		its_init(fwnode, &gic_v3_rust_rdists, p->domain, p->prio);
-		its_cpu_init();
-		its_lpi_memreserve_init();
+		if (gic_v3_rust_its_start(fwnode, p)) {
+			gic_v3_rust_its = true;
+		} else {
+			its_init(fwnode, &gic_v3_rust_rdists, p->domain, p->prio);
+			its_cpu_init();
+			its_lpi_memreserve_init();
+		}
 	} else if (IS_ENABLED(CONFIG_ARM_GIC_V2M)) {
 		gicv2m_init(fwnode, p->domain);
 	}

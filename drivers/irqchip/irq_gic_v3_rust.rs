@@ -89,9 +89,7 @@ use kernel::irq::gic_v3::{
 
 kernel::gic_v3_driver!(GicV3);
 
-// The ITS's commands, tables and LPI ranges, for the Rust ITS to come: built with their KUnit
-// suites.
-#[cfg(CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST)]
+// The ITS (`irqchip.gicv3_its=rust`).
 #[path = "irq_gic_v3_rust/its.rs"]
 mod its;
 
@@ -126,6 +124,10 @@ impl gic_v3::Driver for GicV3 {
 
     fn cpu_pm(cpu: CpuId, exit: bool, cpu_if: &CpuIf) {
         cpu_pm(cpu, exit, cpu_if);
+    }
+
+    fn its_probe(its: gic_v3::ItsNode<'_>) -> Result {
+        its::node::probe(its)
     }
 }
 
@@ -327,8 +329,10 @@ pub(crate) struct Gic {
     nr_private: usize,
     /// Whether LPIs are supported (an ITS may sit on top).
     lpis: bool,
-    /// The distributor priority of every interrupt.
+    /// The distributor priority of every interrupt (and of LPIs, in their configuration).
     prio: u8,
+    /// INTID bits (`GICD_TYPER.IDbits + 1`): the LPIs' range.
+    id_bits: u32,
     /// `GICD_TYPER.RSS`.
     has_rss: bool,
     /// `GICD_CTLR.DS`: one security state (the redistributors then sleep in CPU suspend).
@@ -1329,6 +1333,7 @@ fn probe(ctx: &Probe, node: RootNode<'_>, regions: Regions) -> Result<gic_v3::Pr
         nr_private,
         lpis,
         prio,
+        id_bits,
         has_rss: typer.rss(),
         security_disabled: ds,
     }? Error);
@@ -1447,13 +1452,15 @@ fn dist_init(gic: &Gic, nassgicap: bool, boot: CpuId) {
 }
 
 /// The hotplug STARTING callback of `cpu` (`gic_starting_cpu()`), on that CPU with interrupts
-/// disabled; the shim then calls `its_cpu_init()`.
+/// disabled; then the Rust ITS's part, or the shim calls `its_cpu_init()` of the C ITS.
 fn starting_cpu(cpu: CpuId, cpu_if: &CpuIf) -> Result {
     let gic = ROOT.as_ref().ok_or(ENODEV)?.data();
     if !cpu_if.enable_sre() {
         pr_err!("unable to set SRE (disabled at EL2), panic ahead\n");
     }
-    gic.cpu_init(cpu, cpu_if)
+    gic.cpu_init(cpu, cpu_if)?;
+    its::node::starting_cpu(gic, cpu);
+    Ok(())
 }
 
 /// The CPU PM notifier's body (`gic_cpu_pm_notifier()`), on `cpu` itself with interrupts

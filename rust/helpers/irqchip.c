@@ -7,6 +7,7 @@
 #include <linux/irq.h>
 #include <linux/irqchip/chained_irq.h>
 #include <linux/irqdesc.h>
+#include <linux/iommu.h>
 #include <linux/irqdomain.h>
 #include <linux/module.h>
 #include <linux/msi.h>
@@ -174,4 +175,41 @@ __rust_helper void rust_helper_irqd_set_forwarded_to_vcpu(struct irq_data *d)
 __rust_helper void rust_helper_irqd_clr_forwarded_to_vcpu(struct irq_data *d)
 {
 	irqd_clr_forwarded_to_vcpu(d);
+}
+
+/* iommu_dma_prepare_msi(), an inline stub without CONFIG_IOMMU_DMA. */
+__rust_helper int rust_helper_msi_iommu_prepare(struct msi_desc *desc, phys_addr_t msi_addr)
+{
+	return iommu_dma_prepare_msi(desc, msi_addr);
+}
+
+/* The physical address of a table a GIC reads (rust/kernel/irq/gic_v3/its.rs). */
+__rust_helper phys_addr_t rust_helper_virt_to_phys(const volatile void *x)
+{
+	return virt_to_phys(x);
+}
+
+__rust_helper void rust_helper_irqd_set_resend_when_in_progress(struct irq_data *d)
+{
+	irqd_set_resend_when_in_progress(d);
+}
+
+__rust_helper void rust_helper_irqd_set_affinity_on_activate(struct irq_data *d)
+{
+	irqd_set_affinity_on_activate(d);
+}
+
+/*
+ * The address a device writes @pa's messages to: its IOMMU's mapping of the doorbell, if
+ * iommu_dma_prepare_msi() made one for the interrupt's MSI descriptor (msi_msg_set_addr()).
+ */
+__rust_helper u64 rust_helper_msi_doorbell_addr(struct irq_data *d, u64 pa)
+{
+	struct msi_desc *desc = irq_data_get_msi_desc(d);
+	struct msi_msg msg = {};
+
+	if (!desc)
+		return pa;
+	msi_msg_set_addr(desc, &msg, pa);
+	return ((u64)msg.address_hi << 32) | msg.address_lo;
 }

@@ -11,7 +11,8 @@
 # go without one, CPU1's CAL count agreeing).
 #
 # arm64 boots eight times: with each GICv3 driver of the one kernel (irqchip.gicv3=rust, the
-# default, and irqchip.gicv3=c), each on the virt machine with the GIC's ITS (tests/qemu/arm64.args),
+# default, and irqchip.gicv3=c), each on the virt machine with the GIC's ITS (tests/qemu/arm64.args;
+# on the Rust root the Rust ITS, and once more the C ITS with irqchip.gicv3_its=c), the Rust root
 # without it (its=off, tests/qemu/arm64-itsoff.args), on a GICv4 (gic-version=4,
 # tests/qemu/arm64-gicv4.args: the redistributors' four frames, the C ITS's vPE table and GICv4
 # support on the driver's root), and on ACPI
@@ -44,7 +45,7 @@
 #
 # Logs: build/out/TARGET/boot.log (x86_64 posted_msi=rust; arm64 irqchip.gicv3=rust with the ITS),
 # boot-c.log (posted_msi=c; irqchip.gicv3=c), on x86_64 boot-idlepoll.log, and on arm64
-# boot-itsoff.log, boot-c-itsoff.log, boot-acpi.log, boot-c-acpi.log, boot-gicv4.log,
+# boot-itsoff.log, boot-itsc.log, boot-acpi.log, boot-c-acpi.log, boot-gicv4.log,
 # boot-c-gicv4.log and boot-gic-NAME.log (beside its gic-NAME.dtb);
 # beside each arm64 log its QMP transcript, NAME-qmp.log. Before the first boot of a TARGET,
 # every log that its boots will write is removed: no log of an earlier run is read as this one's.
@@ -63,7 +64,7 @@ gic_names=${GIC_NAMES:-pppart smallgicr badgicd nolpi}
 boots_of() {
 	case $1 in
 	x86_64) echo "rust c rust:idlepoll" ;;
-	arm64) echo "rust c rust:itsoff c:itsoff rust:acpi c:acpi rust:gicv4 c:gicv4" ;;
+	arm64) echo "rust c rust:itsoff rust:itsc rust:acpi c:acpi rust:gicv4 c:gicv4" ;;
 	*) echo - ;;
 	esac
 }
@@ -155,7 +156,8 @@ for target in "$@"; do
 	# and posted_msi=c), and once more with idle=poll; the posted-MSI load generator and the IPI
 	# storm run during boot, checked by check-boot.py.
 	# arm64 boots eight times: each GICv3 driver (irqchip.gicv3=rust, the default, and c), with
-	# the ITS, without it (its=off), on ACPI (UEFI, acpi=force), and on a GICv4.
+	# the ITS (on the Rust root each ITS driver), without it (its=off), on ACPI (UEFI,
+	# acpi=force), and on a GICv4.
 	for boot in $(boots_of "$arch"); do
 		impl=${boot%%:*} variant=-
 		[ "$boot" = "${boot#*:}" ] || variant=${boot#*:}
@@ -197,6 +199,11 @@ for target in "$@"; do
 				machine=arm64-itsoff
 				label="$label its=off"
 			fi
+			# The C ITS on the Rust root, by the switch.
+			if [ "$variant" = itsc ]; then
+				append="$append irqchip.gicv3_its=c"
+				label="$label irqchip.gicv3_its=c"
+			fi
 			# QEMU's gic-version=4, a GICv4.0: the ITS driver's vPEs on the driver's root.
 			if [ "$variant" = gicv4 ]; then
 				machine=arm64-gicv4
@@ -215,6 +222,9 @@ for target in "$@"; do
 			sock=$qmpdir/qmp.sock
 			rm -f "$sock"
 			qemu_args=(-qmp "unix:$sock,server=on,wait=off")
+			# The ITS's MOVI commands, traced by QEMU into the console log (stderr): each
+			# smp_affinity move of an LPI must be one (check-boot.py).
+			[ "$variant" = itsoff ] || qemu_args+=(-trace gicv3_its_cmd_movi)
 			: >"$log"
 			python3 "$top/tests/boot/qmp-powerkey.py" "$log" "$sock" \
 				"${log%.log}-qmp.log" "${BOOT_TIMEOUT:-600}" &

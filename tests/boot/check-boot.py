@@ -91,15 +91,20 @@ def check_status_impl(check, log, component, want):
           f"in_use {comp.get('in_use')}, exit {rc}")
 
 
-def check_status_its(check, log, has_its):
-    """The status tool reports the C ITS live on ITS-* chips on a machine with the ITS, none
-    without it (its=off, irqchip.gicv3_nolpi), and it exited 0."""
+def check_status_its(check, log, has_its, its_impl="c"):
+    """The status tool reports the ITS `its_impl` ran (the Rust one on ITS-RS-* chips, the C
+    one on ITS-* chips) live on a machine with the ITS, none without it (its=off,
+    irqchip.gicv3_nolpi), and it exited 0."""
     report, rc = status(log)
     got = report.get("its") if report else None
-    if has_its:
+    if has_its and its_impl == "rust":
+        what = "its rust, live on ITS-RS-* chips"
+        ok = got is not None and got[0] == "rust" and bool(re.match(
+            r"its: rust \(live\) -- Rust ITS: ITS-RS-", got[1]))
+    elif has_its:
         what = "its c, live on ITS-* chips"
         ok = got is not None and got[0] == "c" and bool(re.match(
-            r"its: c \(live\) -- C ITS\b.*: ITS-", got[1]))
+            r"its: c \(live\) -- C ITS\b.*: ITS-(?!RS-)", got[1]))
     else:
         what = "its none"
         ok = got is not None and got[0] == "none"
@@ -239,7 +244,7 @@ USAGE = """usage: check-boot.py TARGET LOG [IMPL [VARIANT]]
   LOG      the boot's console log
   IMPL     rust (default) or c: posted_msi= on x86_64, irqchip.gicv3= on arm64; - for rust
   VARIANT  - (default), itsoff, acpi, gicv4, idlepoll, or gic-NAME (the GICv3 driver choice)"""
-VARIANTS = ("-", "itsoff", "acpi", "gicv4", "idlepoll")
+VARIANTS = ("-", "itsoff", "itsc", "acpi", "gicv4", "idlepoll")
 
 
 def usage(msg=None):
@@ -268,6 +273,14 @@ def main():
     acpi = variant == "acpi"
     # "gicv4": QEMU's gic-version=4, a GICv4.0 (vLPIs, the C ITS driver's vPEs).
     gicv4 = variant == "gicv4"
+    # "itsc": the virt machine with its ITS, booted with irqchip.gicv3_its=c.
+    its_c = variant == "itsc"
+    # The ITS driver that runs: the Rust one on the Rust root unless told otherwise; C's on the
+    # C root and on a GICv4 (vLPIs).
+    its_impl = "rust" if impl == "rust" and not (its_c or gicv4) else "c"
+    # QEMU traces the ITS's MOVI commands into the console log on machines with an ITS
+    # (boot-test.sh: -trace gicv3_its_cmd_movi).
+    its_trace = not its_off
     # x86_64's "idlepoll": booted with idle=poll.
     idle_poll = variant == "idlepoll"
     try:
@@ -284,6 +297,7 @@ def main():
         label = f"{arch} posted_msi={impl}{' idle=poll' if idle_poll else ''}"
     elif arch == "arm64":
         label = (f"{arch} irqchip.gicv3={impl}{' its=off' if its_off else ''}"
+                 f"{' irqchip.gicv3_its=c' if its_c else ''}"
                  f"{' GICv4' if gicv4 else ''}"
                  f"{' ACPI' if acpi else ''}")
     else:
@@ -407,9 +421,12 @@ def main():
             its = sorted({d.split()[0] for _, d, _ in b.values() if d.startswith("ITS")})
             check("no ITS interrupt chip (its=off)", not its, ", ".join(its))
         else:
-            # The virtqueue vector, not the configuration-change one, which never fires here.
-            msix = [k for k in virtio if b[k][1].startswith("ITS-PCI-MSIX")]
-            rising("virtio MSI-X through the ITS", msix or ["<ITS-PCI-MSIX virtio line>"])
+            # The virtqueue vector, not the configuration-change one, which never fires here:
+            # on the Rust ITS's chips (ITS-RS-...) where it runs, else on the C ITS's.
+            chip = "ITS-RS-PCI-MSIX" if its_impl == "rust" else "ITS-PCI-MSIX"
+            msix = [k for k in virtio if b[k][1].startswith(chip)]
+            rising(f"virtio MSI-X through the {'Rust' if its_impl == 'rust' else 'C'} ITS",
+                   msix or [f"<{chip} virtio line>"])
         after_hotplug("virtio", virtio or ["<virtio line>"])
         m = re.search(r"@@@ hwrng read (\d+) bytes", log)
         check("virtio-rng: 256 bytes read from /dev/hwrng", bool(m) and m.group(1) == "256",
@@ -446,7 +463,16 @@ def main():
         # The status tool (scripts/irq-rs-status, run at the end of tests/boot/init): the Rust
         # GIC root exactly when the Rust driver was asked for; the C ITS unless its=off.
         check_status(check, log, "gicv3-root", impl)
-        check_status_its(check, log, not its_off)
+        check_status_its(check, log, not its_off, its_impl)
+        if not its_off and its_impl == "rust":
+            check("Rust ITS probed", bool(re.search(
+                r"GICv3 \(Rust\): ITS @0x[0-9a-f]+: Rust ITS, IIDR", log)))
+        elif not its_off and impl == "rust":
+            # Why the Rust root's ITS is C's: the switch, or what the Rust ITS leaves to C.
+            why = {"itsc": None, "gicv4": "Rust ITS: GICv4 virtual LPIs are C's"}.get(variant)
+            check("C ITS on the Rust root" + (f" ({why!r})" if why else
+                  " (irqchip.gicv3_its=c)"), "Rust ITS," not in log and
+                  (why is None or why in log))
         if gicv4:
             # The driver asked for found the redistributors' GICv4 features (QEMU's GICv4.0: no
             # DirectLPI, no RVPEID: the line lists none, as C's does) and the ITS driver
@@ -472,8 +498,12 @@ def main():
                       "GICv3: 256 SPIs implemented" in log)
             check("booted on ACPI (acpi=force, UEFI)", "ACPI: Interpreter enabled" in log and
                   "efi: EFI v" in log)
-            check("ITS probed from the MADT", bool(re.search(r"ITS \[mem [^]]*\]", log)) and
-                  "ITS@" in log)
+            if its_impl == "rust":
+                check("Rust ITS probed from the MADT, its ID registered to the IORT",
+                      bool(re.search(r"GICv3: Rust ITS: the ITS of the ACPI MADT, ITS ID \d+ @", log)))
+            else:
+                check("ITS probed from the MADT", bool(re.search(r"ITS \[mem [^]]*\]", log)) and
+                      "ITS@" in log)
         if impl == "rust":
             # The Rust driver's flows: the strict flow in EOImode=1, the default; booted with
             # threadirqs, so the uart's and virtio's handlers run as ONESHOT threads.
@@ -501,37 +531,52 @@ def main():
 
         ncpu = max(len(v[2]) for v in b.values())
 
-        # An SPI (uart-pl011) moved to CPU1, then CPU0, with smp_affinity; five debugfs
-        # injections each time must be counted on the target CPU and on no other.
-        m = re.search(r"@@@ spi irq (\d+) smp_affinity (\S+) effective_affinity (\S+)", log)
-        if not m:
-            check("SPI affinity: uart-pl011 interrupt found", False,
-                  "no uart-pl011 line" if "@@@ spi none" in log else "no line")
-        else:
+        # An SPI (uart-pl011) and, with an ITS, an LPI (virtio's MSI-X) moved to CPU1, then
+        # CPU0, with smp_affinity; five debugfs injections each time must be counted on the
+        # target CPU and on no other. An LPI's injection is an INT command, its move a MOVI:
+        # QEMU's gicv3_its_cmd_movi trace, in the console log, must show exactly one MOVI
+        # between the line before each move and the line after it.
+        moves = [("spi", "SPI", "uart-pl011")]
+        if not its_off:
+            moves.append(("lpi", "LPI", "virtio0-input"))
+        for tag, kind, name in moves:
+            m = re.search(rf"@@@ {tag} irq (\d+) smp_affinity (\S+) effective_affinity (\S+)", log)
+            if not m:
+                check(f"{kind} affinity: {name} interrupt found", False,
+                      f"no {name} line" if f"@@@ {tag} none" in log else "no line")
+                continue
             n = m.group(1)
-            spi = f"SPI {n} (uart-pl011)"
+            what = f"{kind} {n} ({name})"
+            prev = m
             for cpu in (1, 0):
                 want = 1 << cpu
-                s_ = re.search(rf"@@@ spi cpu{cpu} set (\w+) smp_affinity (\S+) "
+                s_ = re.search(rf"@@@ {tag} cpu{cpu} set (\w+) smp_affinity (\S+) "
                                rf"effective_affinity (\S+)", log)
-                check(f"{spi}: smp_affinity set to CPU{cpu}, effective_affinity follows",
+                check(f"{what}: smp_affinity set to CPU{cpu}, effective_affinity follows",
                       bool(s_) and s_.group(1) == "ok" and int(s_.group(2), 16) == want and
                       int(s_.group(3), 16) == want,
                       " ".join(s_.groups()) if s_ else "no line")
-                bl = re.search(rf"@@@ spi cpu{cpu} before\s+{n}:(.*)", log)
-                al = re.search(rf"@@@ spi cpu{cpu} after trigger (\w+)\s+{n}:(.*)", log)
+                if tag == "lpi" and s_ and its_trace:
+                    between = log[prev.end():s_.start()]
+                    movis = len(re.findall(r"gicv3_its_cmd_movi\b", between))
+                    check(f"{what}: the move to CPU{cpu} is one MOVI (QEMU trace)", movis == 1,
+                          f"{movis} MOVI commands")
+                bl = re.search(rf"@@@ {tag} cpu{cpu} before\s+{n}:(.*)", log)
+                al = re.search(rf"@@@ {tag} cpu{cpu} after trigger (\w+)\s+{n}:(.*)", log)
                 if not bl or not al:
-                    check(f"{spi}: injected on CPU{cpu}: counts printed", False, "no line")
+                    check(f"{what}: injected on CPU{cpu}: counts printed", False, "no line")
                     continue
+                prev = al
                 before, _ = counts_of(bl.group(1), ncpu)
                 after, _ = counts_of(al.group(2), ncpu)
                 delta = [x - y for x, y in zip(after, before)]
                 ok = (al.group(1) == "ok" and len(delta) == ncpu and delta[cpu] >= 5 and
                       all(d == 0 for i, d in enumerate(delta) if i != cpu))
-                check(f"{spi}: 5 injections through debugfs counted on CPU{cpu} only", ok,
+                check(f"{what}: 5 injections through debugfs counted on CPU{cpu} only", ok,
                       f"trigger {al.group(1)}, per-CPU {before} -> {after}")
-            r = re.search(r"@@@ spi restore (\w+) smp_affinity (\S+) effective_affinity (\S+)", log)
-            check(f"{spi}: smp_affinity restored to {m.group(2)}",
+            r = re.search(rf"@@@ {tag} restore (\w+) smp_affinity (\S+) effective_affinity (\S+)",
+                          log)
+            check(f"{what}: smp_affinity restored to {m.group(2)}",
                   bool(r) and r.group(1) == "ok" and r.group(2) == m.group(2),
                   " ".join(r.groups()) if r else "no line")
 

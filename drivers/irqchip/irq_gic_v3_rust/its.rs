@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The GICv3 Interrupt Translation Service (ITS) in Rust: the parts of a physical-LPI ITS that
-//! are formats and bookkeeping, before any of it touches a register.
+//! The GICv3 Interrupt Translation Service (ITS) in Rust, for physical LPIs: the formats and
+//! the bookkeeping, and the driver on them.
 //!
 //! - [`cmd`]: the commands (MAPD, MAPC, MAPTI, MOVI, DISCARD, INV, INVALL, INT, CLEAR, SYNC) as
 //!   C's `its_build_*_cmd()` encode them, and the command queue: allocation with wrap-around,
@@ -18,10 +18,10 @@
 //!
 //! The register accesses are traits ([`cmd::QueueRegs`], [`tables::BaserReg`]), so that KUnit
 //! drives every path here against fakes that behave as an ITS may: one that stalls, one that
-//! only takes 4 KiB pages or no shareability. What a Rust ITS driver adds is the MMIO behind
-//! those traits, the memory, and the domain and chip above.
+//! only takes 4 KiB pages or no shareability; [`node`] implements them on the ITS's frame.
 //!
-//! Built with its KUnit suite (`CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST`) until the driver uses it.
+//! - [`node`]: the ITS itself, on those: the probe, the queue and tables in memory, the
+//!   redistributors' LPIs, each CPU's collection, the MSI parent domain and the chip.
 //!
 //! C source: [`drivers/irqchip/irq-gic-v3-its.c`](srctree/drivers/irqchip/irq-gic-v3-its.c),
 //! [`include/linux/irqchip/arm-gic-v3.h`](srctree/include/linux/irqchip/arm-gic-v3.h).
@@ -30,6 +30,8 @@
 pub(crate) mod cmd;
 #[path = "its/lpi.rs"]
 pub(crate) mod lpi;
+#[path = "its/node.rs"]
+pub(crate) mod node;
 #[path = "its/rdist.rs"]
 pub(crate) mod rdist;
 #[path = "its/tables.rs"]

@@ -453,6 +453,12 @@ pub trait Chip {
     /// `IRQCHIP_*` flags; [`ChipFlag::Immutable`] is always added.
     const FLAGS: ChipFlags = ChipFlags::empty();
 
+    /// The chip's EOI is its parent level's (`irq_chip_eoi_parent()` as `irq_eoi`): a level of
+    /// a hierarchy that has nothing of its own to end, such as a GICv3 ITS above the GIC's CPU
+    /// interface. Only for chips without [`Chip::eoi`]. Installed where there is no parent
+    /// level, or one without an EOI, the EOI does nothing.
+    const EOI_PARENT: bool = false;
+
     /// Starts up the interrupt (`irq_startup`); defaults to `enable` in the core.
     ///
     /// Returns a value passed back to the caller of `irq_startup()`, normally 0.
@@ -595,6 +601,26 @@ pub trait Chip {
     fn ipi_send_mask(_data: &Self::Data, _irqd: &IrqData, _mask: &Cpumask) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
+}
+
+/// The `irq_eoi` of a chip with [`Chip::EOI_PARENT`]: `irq_chip_eoi_parent()`, where there is a
+/// parent level whose chip has `irq_eoi` (installed elsewhere, such a chip's EOI does nothing;
+/// `irq_chip_eoi_parent()` itself would follow a NULL parent).
+const fn eoi_parent() -> Option<unsafe extern "C" fn(*mut bindings::irq_data)> {
+    /// # Safety
+    ///
+    /// Only called by genirq as `irq_eoi`, with a valid `irq_data`.
+    unsafe extern "C" fn eoi_parent(irqd: *mut bindings::irq_data) {
+        #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
+        {
+            // SAFETY: Valid for the call (the function's safety requirements).
+            let d = unsafe { IrqData::from_raw(irqd) };
+            let _ = d.eoi_parent();
+        }
+        #[cfg(not(CONFIG_IRQ_DOMAIN_HIERARCHY))]
+        let _ = irqd;
+    }
+    Some(eoi_parent)
 }
 
 /// The constant `struct irq_chip` of a [`Chip`] implementation.
@@ -1041,7 +1067,11 @@ impl<T: Chip> ChipVtable<T> {
             let eoi_flags =
                 (bindings::IRQCHIP_EOI_THREADED | bindings::IRQCHIP_EOI_IF_HANDLED) as c_ulong;
             assert!(
-                T::HAS_EOI || T::FLAGS.as_raw() & eoi_flags == 0,
+                !(T::HAS_EOI && T::EOI_PARENT),
+                "a chip with EOI_PARENT must not implement `eoi`"
+            );
+            assert!(
+                T::HAS_EOI || T::EOI_PARENT || T::FLAGS.as_raw() & eoi_flags == 0,
                 "a chip with EoiThreaded or EoiIfHandled must implement `eoi`"
             );
             // `__irq_move_irq()` masks and unmasks a MOVE_DEFERRED interrupt around the move
@@ -1085,7 +1115,13 @@ impl<T: Chip> ChipVtable<T> {
         } else {
             None
         },
-        irq_eoi: if T::HAS_EOI { Some(Self::eoi) } else { None },
+        irq_eoi: if T::HAS_EOI {
+            Some(Self::eoi)
+        } else if T::EOI_PARENT {
+            eoi_parent()
+        } else {
+            None
+        },
         irq_set_affinity: if T::HAS_SET_AFFINITY {
             Some(Self::set_affinity)
         } else {

@@ -51,9 +51,12 @@ pub(crate) use module_ref::ModuleRef;
 #[cfg(CONFIG_GENERIC_MSI_IRQ)]
 mod msi;
 #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+pub(crate) use msi::MsiParentOps;
+#[cfg(CONFIG_GENERIC_MSI_IRQ)]
 pub use msi::{
     ForeignDomain,
-    MsiAllocInfo, //
+    MsiAllocInfo,
+    MsiDoorbell, //
 };
 
 #[cfg(CONFIG_OF)]
@@ -194,6 +197,25 @@ pub trait DomainOps: Sized + Send + Sync + 'static {
         _nr: u32,
         _info: &MsiAllocInfo,
     ) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Prepares the allocation of `nvec` interrupts of a device on this MSI parent domain
+    /// (`msi_domain_ops::msi_prepare`), from the allocation argument `info` the child's
+    /// `msi_prepare` filled (on a GICv3 ITS, the DeviceID in `scratchpad[0]`): set up what the
+    /// device's interrupts share, which [`DomainOps::alloc_info`] then finds through `info`.
+    ///
+    /// Only for domains created with [`Domain::new_msi_parent`], which requires it. Process
+    /// context (the device's MSI lock held), may sleep.
+    #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+    fn msi_prepare(&self, _nvec: u32, _info: &MsiAllocInfo) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Undoes [`DomainOps::msi_prepare`] for `info` once the device's interrupts are freed
+    /// (`msi_domain_ops::msi_teardown`). Process context, may sleep.
+    #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+    fn msi_teardown(&self, _info: &MsiAllocInfo) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -495,6 +517,39 @@ impl<T: DomainOps> Allocator<'_, T> {
         Ok(())
     }
 
+    /// The hwirq of `virq` at this level (`irq_domain_get_irq_data()->hwirq`), as `alloc` set
+    /// it: what a `free` undoes its hardware state by.
+    ///
+    /// Returns `EINVAL` for a `virq` outside the allocation.
+    pub fn hwirq(&self, virq: u32) -> Result<usize> {
+        let d = self.level_data(virq)?;
+        // SAFETY: `d` is the live `irq_data` of an interrupt being allocated or freed.
+        Ok(unsafe { (*d).hwirq } as usize)
+    }
+
+    /// Marks `virq` to be resent when it fires while its handler still runs on another CPU
+    /// (`irqd_set_resend_when_in_progress()`): an interrupt whose affinity moves without an
+    /// active state to hold it back, such as a GICv3 LPI, would otherwise be lost then.
+    ///
+    /// Returns `EINVAL` for a `virq` outside the allocation.
+    pub fn set_resend_when_in_progress(&self, virq: u32) -> Result {
+        let d = self.level_data(virq)?;
+        // SAFETY: `d` is the live `irq_data` of an interrupt being allocated.
+        unsafe { bindings::irqd_set_resend_when_in_progress(d) };
+        Ok(())
+    }
+
+    /// Marks `virq`'s affinity to be applied when it is activated
+    /// (`irqd_set_affinity_on_activate()`): an affinity set before then is only recorded.
+    ///
+    /// Returns `EINVAL` for a `virq` outside the allocation.
+    pub fn set_affinity_on_activate(&self, virq: u32) -> Result {
+        let d = self.level_data(virq)?;
+        // SAFETY: `d` is the live `irq_data` of an interrupt being allocated.
+        unsafe { bindings::irqd_set_affinity_on_activate(d) };
+        Ok(())
+    }
+
     /// Allocates the parent domain's level of `nr` interrupts at `virq`, for the parent's
     /// specifier cells `params` (`irq_domain_alloc_irqs_parent`).
     ///
@@ -691,21 +746,7 @@ impl<T: DomainOps> Allocator<'_, T> {
     {
         self.check(virq, 1, hwirq)?;
         flow.check::<C>()?;
-        let data = KBox::pin_init(data, GFP_KERNEL)?;
-        let mut boxed = self.state().boxed.lock();
-        boxed.reserve(1, GFP_KERNEL)?;
-        // SAFETY: The data is never moved out of its allocation: `free_boxed` or the domain's
-        // removal drops it in place through `drop_boxed`.
-        let data = KBox::into_raw(unsafe { Pin::into_inner_unchecked(data) });
-        // INVARIANT: `data` came from `KBox::into_raw()`, `drop` is its type's dropper.
-        let entry = BoxedData {
-            virq,
-            data: data.cast(),
-            drop: drop_boxed::<C::Data>,
-        };
-        // Within the capacity reserved above.
-        boxed.push(entry, GFP_KERNEL)?;
-        drop(boxed);
+        let data = self.keep_boxed::<C>(virq, data)?;
         if flow.is_percpu_devid() {
             // SAFETY: `virq` is being allocated in `self.domain` (checked above).
             to_result(unsafe { bindings::irq_set_percpu_devid(virq) })?;
@@ -726,6 +767,63 @@ impl<T: DomainOps> Allocator<'_, T> {
             )
         };
         Ok(())
+    }
+
+    /// Installs the chip `C` on `virq` at this level with per-interrupt chip data `data`,
+    /// leaving the flow handler to the top level (`irq_domain_set_hwirq_and_chip`): an
+    /// intermediate level such as a GICv3 ITS's, whose interrupts each need their own data. The
+    /// data is released as [`Allocator::set_info_boxed`]'s is.
+    ///
+    /// Returns `EINVAL` for a `virq` outside the allocation or a `hwirq` outside the domain, and
+    /// `ENOMEM`.
+    pub fn set_chip_boxed<C: Chip>(
+        &self,
+        virq: u32,
+        hwirq: usize,
+        data: impl PinInit<C::Data, Error>,
+    ) -> Result
+    where
+        C::Data: Send,
+    {
+        self.check(virq, 1, hwirq)?;
+        let data = self.keep_boxed::<C>(virq, data)?;
+        // SAFETY: As in `set_info_boxed`.
+        to_result(unsafe {
+            bindings::irq_domain_set_hwirq_and_chip(
+                self.domain,
+                virq,
+                hwirq,
+                ChipVtable::<C>::build(),
+                data.cast(),
+            )
+        })
+    }
+
+    /// Allocates `data` and records it as `virq`'s per-interrupt data, which `free_boxed` or the
+    /// domain's removal releases; returns where it lives, never moved.
+    fn keep_boxed<C: Chip>(
+        &self,
+        virq: u32,
+        data: impl PinInit<C::Data, Error>,
+    ) -> Result<*mut C::Data>
+    where
+        C::Data: Send,
+    {
+        let data = KBox::pin_init(data, GFP_KERNEL)?;
+        let mut boxed = self.state().boxed.lock();
+        boxed.reserve(1, GFP_KERNEL)?;
+        // SAFETY: The data is never moved out of its allocation: `free_boxed` or the domain's
+        // removal drops it in place through `drop_boxed`.
+        let data = KBox::into_raw(unsafe { Pin::into_inner_unchecked(data) });
+        // INVARIANT: `data` came from `KBox::into_raw()`, `drop` is its type's dropper.
+        let entry = BoxedData {
+            virq,
+            data: data.cast(),
+            drop: drop_boxed::<C::Data>,
+        };
+        // Within the capacity reserved above.
+        boxed.push(entry, GFP_KERNEL)?;
+        Ok(data)
     }
 
     /// Resets this level of `nr` interrupts at `virq`, frees the parent domain's levels, and
@@ -989,8 +1087,15 @@ unsafe fn drop_boxed<D>(p: *mut c_void) {
 
 /// The host data of a [`Domain`] (`irq_domain->host_data`): the domain's `T`, which is also the
 /// chip data of the chips installed with it, and the Rust state the operations need.
+///
+/// `repr(C)`, the MSI domain information first: an MSI parent domain's host data is, for the
+/// core and for C child domains, its `struct msi_domain_info` (`msi_get_domain_info()`); other
+/// domains leave it zeroed.
+#[repr(C)]
 #[pin_data]
 struct HostData<T> {
+    #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+    msi: Opaque<bindings::msi_domain_info>,
     state: Pin<KBox<DomainState>>,
     #[pin]
     data: T,
@@ -1197,6 +1302,65 @@ impl<T: DomainOps> Domain<'static, T> {
         Ok(KBox::leak(KBox::write(slot, domain)))
     }
 
+    /// Creates an MSI parent domain on the firmware node `fwnode` below the Rust domain
+    /// `parent`, for hwirqs below `hwirq_max` (radix tree): the level under the per-device MSI
+    /// domains of PCI/MSI and platform MSI, as a GICv3 ITS's is (`its_init_domain()`,
+    /// `msi_create_parent_irq_domain()`). `ops` says which buses' device domains it takes, their
+    /// chips' names and flags, and how their `msi_prepare` reaches this domain's
+    /// [`DomainOps::msi_prepare`].
+    ///
+    /// The domain is selected on `ops`' bus token and found through `fwnode` (`msi-parent`,
+    /// `msi-map`); its host data is also its `struct msi_domain_info`. It lives for the kernel's
+    /// lifetime, as [`Domain::new_root`]'s. `T` must implement [`DomainOps::alloc_info`],
+    /// [`DomainOps::msi_prepare`] and [`DomainOps::msi_teardown`].
+    ///
+    /// `domain_flags`: `IRQ_DOMAIN_FLAG_ISOLATED_MSI` (the parent tells devices apart, so VFIO may
+    /// assign them) and `IRQ_DOMAIN_FLAG_MSI_IMMUTABLE` (a message never changes once composed),
+    /// as the hardware allows.
+    ///
+    /// Process context (early boot included). Returns `EINVAL` for a `hwirq_max` of 0, another
+    /// flag, or a `T` that lacks one of those operations, `ENOMEM`, or the error of
+    /// `irq_domain_instantiate()`.
+    ///
+    /// # Safety
+    ///
+    /// `fwnode` is a valid firmware node that is never freed once this succeeded (and may be
+    /// after an error); no other domain of `ops`' bus is created on it.
+    #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+    pub(crate) unsafe fn new_msi_parent<P: DomainOps>(
+        fwnode: *mut bindings::fwnode_handle,
+        parent: &'static Domain<'static, P>,
+        hwirq_max: usize,
+        ops: &'static MsiParentOps,
+        domain_flags: u32,
+        data: impl PinInit<T, Error>,
+    ) -> Result<&'static Self> {
+        if hwirq_max == 0 || !T::HAS_ALLOC_INFO || !T::HAS_MSI_PREPARE || !T::HAS_MSI_TEARDOWN {
+            return Err(EINVAL);
+        }
+        let known =
+            bindings::IRQ_DOMAIN_FLAG_ISOLATED_MSI | bindings::IRQ_DOMAIN_FLAG_MSI_IMMUTABLE;
+        if domain_flags & !known != 0 {
+            return Err(EINVAL);
+        }
+        let flags = domain_flags
+            | if takes_msi_info::<P>() {
+                FLAG_PARENT_TAKES_MSI_INFO
+            } else {
+                0
+            };
+        let slot = KBox::<Self>::new_uninit(GFP_KERNEL)?;
+        let domain = Self::instantiate(
+            Fwnode::MsiParent(fwnode, ops),
+            0,
+            hwirq_max,
+            Some((parent.as_raw(), flags)),
+            data,
+        )?;
+        // Never removed, as a root domain: the box is leaked, its `Drop` never runs.
+        Ok(KBox::leak(KBox::write(slot, domain)))
+    }
+
     /// Allocates `nr` consecutive interrupts for the specifier `params` that are never freed
     /// (`irq_domain_alloc_irqs()`): a root controller's IPIs, say, which the architecture's SMP
     /// code takes over (`set_smp_ipi_range()` on arm64). Returns the first virq.
@@ -1237,6 +1401,9 @@ enum Fwnode<'a> {
     Named(&'a CStr),
     /// An existing node the domain borrows forever (a root domain's device-tree node).
     Root(*mut bindings::fwnode_handle),
+    /// An existing node an MSI parent domain borrows forever (a GICv3 ITS's node).
+    #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+    MsiParent(*mut bindings::fwnode_handle, &'static MsiParentOps),
 }
 
 impl<'p, T: DomainOps> Domain<'p, T> {
@@ -1311,10 +1478,29 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         parent: Option<(*mut bindings::irq_domain, u32)>,
         data: impl PinInit<T, Error>,
     ) -> Result<Self> {
+        #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+        let msi_parent = match node {
+            Fwnode::MsiParent(_, ops) => Some(ops),
+            _ => None,
+        };
+        #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+        if msi_parent.is_some() != T::HAS_MSI_PREPARE {
+            // An MSI parent's children call `msi_prepare`; no other domain has it.
+            return Err(EINVAL);
+        }
         let owner = ModuleRef::get(crate::module::this_module::<T::OwnerModule>())?;
         let state = DomainState::new()?;
         let data = KBox::pin_init(
             try_pin_init!(HostData {
+                #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+                msi: Opaque::new(bindings::msi_domain_info {
+                    ops: if msi_parent.is_some() {
+                        MsiVtable::<T>::build()
+                    } else {
+                        core::ptr::null_mut()
+                    },
+                    ..pin_init::zeroed()
+                }),
                 state,
                 data <- data,
             }? Error),
@@ -1334,7 +1520,20 @@ impl<'p, T: DomainOps> Domain<'p, T> {
                 false,
                 bindings::irq_domain_bus_token_DOMAIN_BUS_WIRED,
             ),
+            // As `msi_create_parent_irq_domain()`, whose other step (a linear revmap as large
+            // as `hwirq_max`) an LPI-sized domain cannot afford: the bus it is selected on.
+            #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+            Fwnode::MsiParent(fwnode, ops) => (fwnode, false, ops.bus_select_token()),
         };
+        #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+        let parent_flags = parent.map_or(0, |(_, f)| f)
+            | if msi_parent.is_some() {
+                bindings::IRQ_DOMAIN_FLAG_MSI_PARENT
+            } else {
+                0
+            };
+        #[cfg(not(CONFIG_GENERIC_MSI_IRQ))]
+        let parent_flags = parent.map_or(0, |(_, f)| f);
         let info = bindings::irq_domain_info {
             fwnode,
             size,
@@ -1343,7 +1542,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             host_data: core::ptr::from_ref::<HostData<T>>(&data).cast_mut().cast(),
             #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
             parent: parent.map_or(core::ptr::null_mut(), |(p, _)| p),
-            domain_flags: parent.map_or(0, |(_, f)| f),
+            domain_flags: parent_flags,
             bus_token,
             ..pin_init::zeroed()
         };
@@ -1361,6 +1560,12 @@ impl<'p, T: DomainOps> Domain<'p, T> {
                 return Err(e);
             }
         };
+        #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+        if let Some(ops) = msi_parent {
+            // SAFETY: `domain` was just created and is not yet visible to any child; `ops` is
+            // `'static`.
+            unsafe { (*domain.as_ptr()).msi_parent_ops = ops.as_raw() };
+        }
         // INVARIANT: `domain` was just instantiated with `host_data` = `data`, `fwnode` and
         // `hwirq_max`.
         Ok(Self {
@@ -1877,6 +2082,69 @@ unsafe extern "C" fn chained_trampoline<H: ChainedHandler>(desc: *mut bindings::
 
 struct DomainVtable<T: DomainOps>(PhantomData<T>);
 
+/// The `msi_domain_ops` of an MSI parent domain for `T` ([`Domain::new_msi_parent`]).
+#[cfg(CONFIG_GENERIC_MSI_IRQ)]
+struct MsiVtable<T: DomainOps>(PhantomData<T>);
+
+#[cfg(CONFIG_GENERIC_MSI_IRQ)]
+impl<T: DomainOps> MsiVtable<T> {
+    /// # Safety
+    ///
+    /// Only called by the MSI core or a child domain as `msi_prepare` of `Self::OPS`, for an
+    /// MSI parent domain `d` created by [`Domain`] for `T`, with a valid allocation argument.
+    unsafe extern "C" fn msi_prepare(
+        d: *mut bindings::irq_domain,
+        _dev: *mut bindings::device,
+        nvec: c_int,
+        info: *mut bindings::msi_alloc_info_t,
+    ) -> c_int {
+        // SAFETY: `d` is a live domain created by `Domain` for `T` (the function's safety
+        // requirements).
+        let t = unsafe { host::<T>(d) };
+        // SAFETY: `info` is valid for the call; `MsiAllocInfo` is transparent over it.
+        let info = unsafe { &*info.cast::<MsiAllocInfo>() };
+        from_result(|| {
+            t.msi_prepare(u32::try_from(nvec).map_err(|_| EINVAL)?, info)?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// As for `msi_prepare`, as `msi_teardown`.
+    unsafe extern "C" fn msi_teardown(
+        d: *mut bindings::irq_domain,
+        info: *mut bindings::msi_alloc_info_t,
+    ) {
+        // SAFETY: As in `msi_prepare`.
+        let t = unsafe { host::<T>(d) };
+        // SAFETY: As in `msi_prepare`.
+        t.msi_teardown(unsafe { &*info.cast::<MsiAllocInfo>() });
+    }
+
+    const OPS: bindings::msi_domain_ops = bindings::msi_domain_ops {
+        msi_prepare: if T::HAS_MSI_PREPARE {
+            Some(Self::msi_prepare)
+        } else {
+            None
+        },
+        msi_teardown: if T::HAS_MSI_TEARDOWN {
+            Some(Self::msi_teardown)
+        } else {
+            None
+        },
+        ..pin_init::zeroed()
+    };
+
+    /// The operations, as `msi_domain_info::ops` points to them: never written through (only
+    /// domains created by `msi_create_irq_domain()` with `MSI_FLAG_USE_DEF_DOM_OPS` have theirs
+    /// filled in by the core).
+    const fn build() -> *mut bindings::msi_domain_ops {
+        let ops: &'static bindings::msi_domain_ops = &Self::OPS;
+        core::ptr::from_ref(ops).cast_mut()
+    }
+}
+
 /// # Safety
 ///
 /// `d` must be a live domain created by [`Domain`] for `T`.
@@ -2161,6 +2429,13 @@ impl<T: DomainOps> DomainVtable<T> {
         activate: Some(Self::activate),
         deactivate: if T::HAS_DEACTIVATE {
             Some(Self::deactivate)
+        } else {
+            None
+        },
+        // An MSI parent (only those have `msi_prepare`) is found by its children's bus.
+        #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+        select: if T::HAS_MSI_PREPARE {
+            Some(bindings::msi_lib_irq_domain_select)
         } else {
             None
         },

@@ -47,7 +47,12 @@ impl FlowHandler {
     pub fn check<C: super::Chip>(self) -> Result {
         match self {
             Self::Edge if !C::HAS_ACK => Err(EINVAL),
-            Self::FastEoi | Self::RustFastEoi if !C::HAS_EOI => Err(EINVAL),
+            // A chip with `EOI_PARENT` ends nothing without a hierarchy.
+            Self::FastEoi | Self::RustFastEoi
+                if !C::HAS_EOI && !(C::EOI_PARENT && cfg!(CONFIG_IRQ_DOMAIN_HIERARCHY)) =>
+            {
+                Err(EINVAL)
+            }
             _ => Ok(()),
         }
     }

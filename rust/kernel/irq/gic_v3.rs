@@ -8,7 +8,8 @@
 //!   `irq-gic-v3-select.c`: the register frames the shim mapped ([`Regions`], [`Bank`],
 //!   [`Redist`]), the probe's tokens ([`Probe`], [`RootNode`], [`Ipis`]), and the C entry
 //!   points, which [`gic_v3_driver!`](crate::gic_v3_driver) generates for a [`Driver`] so that
-//!   the driver itself has no `unsafe` code. The shim's interface is its header
+//!   the driver itself has no `unsafe` code; and the ITS's ([`ItsNode`], the table memory
+//!   [`PhysMem`]). The shim's interface is its header
 //!   [`drivers/irqchip/irq-gic-v3-rust.h`](srctree/drivers/irqchip/irq-gic-v3-rust.h), which
 //!   `bindgen` translates: the entry points are checked against it at compile time.
 //!
@@ -22,3 +23,14 @@ mod shim;
 
 #[cfg(CONFIG_ARM_GIC_V3_RUST)]
 pub use shim::*;
+
+#[cfg(CONFIG_ARM_GIC_V3_RUST)]
+mod its;
+
+#[cfg(CONFIG_ARM_GIC_V3_RUST)]
+pub use its::{
+    ItsFrame,
+    ItsNode,
+    PhysMem,
+    ITS_FRAMES, //
+};

@@ -68,6 +68,11 @@ impl Typer {
     }
 
     /// The number of collection IDs (ICIDs) commands may name.
+    pub(crate) fn is_virtual(&self) -> bool {
+        self.virt
+    }
+
+    /// Collections the ITS can name (ICIDs).
     pub(crate) fn collections(&self) -> u32 {
         1 << self.cidbits
     }

@@ -26,6 +26,127 @@ impl MsiAllocInfo {
     pub(super) fn as_raw(&self) -> *mut bindings::msi_alloc_info_t {
         self.0.get()
     }
+
+    /// Scratchpad word `i` (`scratchpad[i].ul`): what the levels above left for the MSI parent,
+    /// e.g. a GICv3 ITS's DeviceID in word 0 (`its_pci_msi_prepare()`). `None` past the last.
+    ///
+    /// Any context; `msi_prepare` and `alloc_info` read it.
+    #[cfg(not(CONFIG_X86))]
+    pub fn scratchpad(&self, i: usize) -> Option<usize> {
+        // SAFETY: `self.0` is a valid `msi_alloc_info` (type invariant of the reference); the
+        // union's `ul` member is an integer, valid for any bits.
+        let pad = unsafe { &(*self.0.get()).scratchpad };
+        pad.get(i).map(|w| {
+            // SAFETY: As above.
+            unsafe { w.ul as usize }
+        })
+    }
+
+    /// Whether the device signals for others behind a bridge (`MSI_ALLOC_FLAGS_PROXY_DEVICE`):
+    /// its DeviceID is shared.
+    #[cfg(not(CONFIG_X86))]
+    pub fn is_proxy(&self) -> bool {
+        // SAFETY: As in `scratchpad`.
+        let flags = unsafe { (*self.0.get()).flags };
+        flags & bindings::MSI_ALLOC_FLAGS_PROXY_DEVICE as c_ulong != 0
+    }
+
+    /// Maps `doorbell` into the device's IOMMU domain, if it has one that translates MSIs
+    /// (`iommu_dma_prepare_msi()`), before the messages naming it are composed
+    /// ([`MsiDoorbell::msg`]). Process context, in `alloc_info` (whose argument names the MSI
+    /// descriptor being allocated for).
+    ///
+    /// Returns `EINVAL` for an argument without MSI descriptor (`msi_prepare`'s), `ENOMEM` or
+    /// the IOMMU's error.
+    #[cfg(not(CONFIG_X86))]
+    pub fn iommu_prepare(&self, doorbell: MsiDoorbell) -> Result {
+        // SAFETY: As in `scratchpad`.
+        let desc = unsafe { (*self.0.get()).desc };
+        if desc.is_null() {
+            return Err(EINVAL);
+        }
+        // SAFETY: `desc` is the live MSI descriptor being allocated for; the address is an MSI
+        // doorbell, device memory (`MsiDoorbell`'s invariant), which the IOMMU maps for MSIs.
+        to_result(unsafe { bindings::msi_iommu_prepare(desc, doorbell.0) })
+    }
+}
+
+/// The physical address of an MSI doorbell: the device register a device writes its messages
+/// to, such as a GICv3 ITS's `GITS_TRANSLATER`.
+///
+/// # Invariants
+///
+/// `self.0` is the physical address of an interrupt controller's MSI doorbell register, which
+/// the kernel crate took from the firmware's description of the controller: device memory,
+/// never RAM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MsiDoorbell(u64);
+
+impl MsiDoorbell {
+    /// # Safety
+    ///
+    /// `pa` is the physical address of an MSI doorbell register.
+    pub(crate) unsafe fn new(pa: u64) -> Self {
+        // INVARIANT: As the caller guarantees.
+        Self(pa)
+    }
+
+    /// The physical address.
+    pub fn phys(&self) -> u64 {
+        self.0
+    }
+
+    /// The message of `irqd` that writes `data` to this doorbell: at the address the device
+    /// sees it at, its IOMMU's mapping if [`MsiAllocInfo::iommu_prepare`] made one
+    /// (`msi_msg_set_addr()`), else the physical address.
+    ///
+    /// Any context (`compose_msi_msg`).
+    pub fn msg(&self, irqd: &crate::irq::IrqData, data: u32) -> crate::irq::MsiMsg {
+        // SAFETY: `irqd` is valid (type invariant of the reference); the helper reads its MSI
+        // descriptor, if any.
+        let addr = unsafe { bindings::msi_doorbell_addr(irqd.as_raw(), self.0) };
+        crate::irq::MsiMsg {
+            address_lo: addr as u32,
+            address_hi: (addr >> 32) as u32,
+            data,
+        }
+    }
+}
+
+/// The MSI parent operations of a C irqchip (`struct msi_parent_ops`): what an MSI parent
+/// domain's children are (bus tokens, chip flags, name prefix) and how they reach it.
+///
+/// # Invariants
+///
+/// `self.0` is a `msi_parent_ops` that lives and is not changed for the kernel's lifetime.
+#[repr(transparent)]
+pub(crate) struct MsiParentOps(Opaque<bindings::msi_parent_ops>);
+
+// SAFETY: Immutable C data.
+unsafe impl Sync for MsiParentOps {}
+
+impl MsiParentOps {
+    /// Creates a reference to C's MSI parent operations.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` points to a `msi_parent_ops` that is never freed or changed.
+    pub(crate) unsafe fn from_raw(ptr: *const bindings::msi_parent_ops) -> &'static Self {
+        // SAFETY: Transparent wrapper; the caller guarantees the rest.
+        // INVARIANT: As the caller guarantees.
+        unsafe { &*ptr.cast() }
+    }
+
+    /// The bus token the MSI parent domain is selected on (`bus_select_token`).
+    pub(super) fn bus_select_token(&self) -> bindings::irq_domain_bus_token {
+        // SAFETY: Valid and immutable (type invariant).
+        unsafe { (*self.0.get()).bus_select_token }
+    }
+
+    /// Returns the raw pointer.
+    pub(super) fn as_raw(&self) -> *const bindings::msi_parent_ops {
+        self.0.get()
+    }
 }
 
 /// An interrupt domain that C code owns, as the parent of a Rust [`Domain`].

@@ -5,9 +5,12 @@
 //!
 //! C header: [`drivers/irqchip/irq-gic-v3-rust.h`](srctree/drivers/irqchip/irq-gic-v3-rust.h).
 
-use super::sysreg::{
-    CpuIf,
-    RootIf, //
+use super::{
+    its::ItsNode,
+    sysreg::{
+        CpuIf,
+        RootIf, //
+    },
 };
 use crate::{
     bindings,
@@ -467,6 +470,20 @@ pub trait Driver {
     ///
     /// On `cpu` itself, interrupts disabled.
     fn cpu_pm(cpu: CpuId, exit: bool, cpu_if: &CpuIf);
+
+    /// Probes the ITS `its` (`its_probe_one()`, `its_init()`), after a successful probe that
+    /// reported LPIs and no GICv4, when the Rust ITS is selected (`irqchip.gicv3_its=rust`):
+    /// sets up its tables and command queue, the redistributors' LPI tables and the boot CPU's
+    /// collection, and creates its MSI parent domain ([`ItsNode::create_domain`]) on the root
+    /// domain. The other CPUs' LPIs and collections are set up by
+    /// [`Driver::starting_cpu`].
+    ///
+    /// Returning an error before LPIs are enabled on the boot CPU's redistributor (which
+    /// cannot be undone) makes the shim start the C ITS driver instead, with a line saying why
+    /// unless `EOPNOTSUPP`; the ITS must then be disabled again, as C finds it.
+    ///
+    /// Boot, once, on the boot CPU, interrupts disabled.
+    fn its_probe(its: ItsNode<'_>) -> Result;
 }
 
 /// The MPIDR_EL1 of logical CPU `cpu` (`cpu_logical_map()`).
@@ -681,6 +698,38 @@ pub mod __entry {
         }
     }
 
+    /// `rust_gicv3_its_init()`.
+    ///
+    /// # Safety
+    ///
+    /// Called once, at boot on the boot CPU with interrupts disabled, by the shim's
+    /// `gic_v3_rust_start()` after a successful probe: `fwnode` is the ITS's device-tree node,
+    /// without a domain, never freed; `base` maps its `size` bytes of frames at `phys` for the
+    /// kernel's lifetime.
+    pub unsafe fn its_init<D: Driver>(
+        fwnode: *mut bindings::fwnode_handle,
+        base: *mut c_void,
+        phys: u64,
+        size: u64,
+    ) -> c_int {
+        // SAFETY: Mapped for the kernel's lifetime (the function's safety requirements).
+        let io = match unsafe { crate::irq::gic_v3::its::its_frame(base, size) } {
+            Ok(io) => io,
+            Err(e) => return e.to_errno(),
+        };
+        // INVARIANT: As the function's safety requirements say.
+        let node = ItsNode {
+            fwnode,
+            io,
+            phys,
+            _probe: core::marker::PhantomData,
+        };
+        match D::its_probe(node) {
+            Ok(()) => 0,
+            Err(e) => e.to_errno(),
+        }
+    }
+
     /// `rust_gicv3_cpu_pm()`.
     ///
     /// # Safety
@@ -814,7 +863,27 @@ macro_rules! gic_v3_driver {
                 unsafe { __entry::cpu_pm::<$driver>(exit) }
             }
 
+            /// The ITS probe, called by the shim after the GIC's.
+            ///
+            /// # Safety
+            ///
+            /// As `__entry::its_init()`.
+            #[no_mangle]
+            unsafe extern "C" fn rust_gicv3_its_init(
+                fwnode: *mut bindings::fwnode_handle,
+                base: *mut c_void,
+                phys: u64,
+                size: u64,
+            ) -> c_int {
+                // SAFETY: The shim calls it as `__entry::its_init()` requires.
+                unsafe { __entry::its_init::<$driver>(fwnode, base, phys, size) }
+            }
+
             // The definitions have the header's prototypes: each pair below has one type.
+            let _ = [
+                bindings::rust_gicv3_its_init as unsafe extern "C" fn(_, _, _, _) -> _,
+                rust_gicv3_its_init,
+            ];
             let _ = [
                 bindings::rust_gicv3_init as unsafe extern "C" fn(_, _, _, _, _, _, _, _, _) -> _,
                 rust_gicv3_init,
