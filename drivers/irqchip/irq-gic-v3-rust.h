@@ -68,9 +68,11 @@ void rust_gicv3_cpu_pm(bool exit);
 void gic_v3_rust_handle_irq(struct pt_regs *regs);
 /*
  * The ITS probe, after a successful GIC probe that found LPIs and no GICv4:
- * @fwnode is the ITS's device-tree node; @base maps its @size bytes of frames
- * at @phys for good. Non-zero: the C ITS driver is started instead (the Rust
- * probe left the ITS disabled and no redistributor with LPIs enabled).
+ * @fwnode is the ITS's device-tree node or the irqchip fwnode of its MADT
+ * entry; @base maps its @size bytes of frames at @phys for good. Non-zero: no
+ * domain was made on @fwnode (the shim may free it) and the C ITS driver is
+ * started instead (the Rust probe left the ITS disabled and no redistributor
+ * with LPIs enabled).
  */
 int rust_gicv3_its_init(struct fwnode_handle *fwnode, void __iomem *base,
 			u64 phys, u64 size);

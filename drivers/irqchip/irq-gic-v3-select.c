@@ -102,10 +102,11 @@ static int __init gicv3_select(char *buf)
 early_param("irqchip.gicv3", gicv3_select);
 
 /*
- * The ITS on the Rust driver: "irqchip.gicv3_its=rust" (the default) drives a
- * device-tree machine's one ITS with physical LPIs in Rust (irq_gic_v3_rust/its/),
- * "irqchip.gicv3_its=c" with irq-gic-v3-its.c. GICv4 (virtual LPIs), ACPI and
- * more than one ITS stay with C, said at boot.
+ * The ITS on the Rust driver: "irqchip.gicv3_its=rust" (the default) drives the
+ * machine's one ITS with physical LPIs in Rust (irq_gic_v3_rust/its/), from the
+ * device tree or the MADT; "irqchip.gicv3_its=c" with irq-gic-v3-its.c. GICv4
+ * (virtual LPIs), more than one ITS, C's ITS errata and non-coherent ITSes stay
+ * with C, said at boot.
  */
 static bool gicv3_its_rust __initdata = true;
 
@@ -367,8 +368,9 @@ static bool __init gic_v3_rust_its_start(struct fwnode_handle *fwnode,
 		return false;
 	}
 	if (node) {
-		for_each_available_child_of_node(node, np) {
-			if (!of_device_is_compatible(np, "arm,gic-v3-its") ||
+		/* Every ITS of the tree, as its_of_probe() finds them. */
+		for_each_compatible_node(np, NULL, "arm,gic-v3-its") {
+			if (!of_device_is_available(np) ||
 			    !of_property_read_bool(np, "msi-controller"))
 				continue;
 			if (!nr++)
@@ -389,7 +391,8 @@ static bool __init gic_v3_rust_its_start(struct fwnode_handle *fwnode,
 		return false;
 	}
 	if (its) {
-		if (of_address_to_resource(its, 0, &res) || resource_size(&res) < SZ_64K) {
+		/* The control frame and the translation frame (GITS_TRANSLATER). */
+		if (of_address_to_resource(its, 0, &res) || resource_size(&res) < SZ_128K) {
 			pr_warn("%pOF: no ITS frame; using the C ITS driver\n", its);
 			of_node_put(its);
 			return false;

@@ -177,14 +177,16 @@ __rust_helper void rust_helper_irqd_clr_forwarded_to_vcpu(struct irq_data *d)
 	irqd_clr_forwarded_to_vcpu(d);
 }
 
-/* iommu_dma_prepare_msi(), an inline stub without CONFIG_IOMMU_DMA. */
+#ifdef CONFIG_IRQ_MSI_IOMMU
+/* iommu_dma_prepare_msi(), an inline stub without CONFIG_IOMMU_API. */
 __rust_helper int rust_helper_msi_iommu_prepare(struct msi_desc *desc, phys_addr_t msi_addr)
 {
 	return iommu_dma_prepare_msi(desc, msi_addr);
 }
+#endif
 
 /* The physical address of a table a GIC reads (rust/kernel/irq/gic_v3/its.rs). */
-__rust_helper phys_addr_t rust_helper_virt_to_phys(const volatile void *x)
+__rust_helper phys_addr_t rust_helper_virt_to_phys(void *x)
 {
 	return virt_to_phys(x);
 }

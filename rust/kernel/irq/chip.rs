@@ -455,8 +455,9 @@ pub trait Chip {
 
     /// The chip's EOI is its parent level's (`irq_chip_eoi_parent()` as `irq_eoi`): a level of
     /// a hierarchy that has nothing of its own to end, such as a GICv3 ITS above the GIC's CPU
-    /// interface. Only for chips without [`Chip::eoi`]. Installed where there is no parent
-    /// level, or one without an EOI, the EOI does nothing.
+    /// interface. Only for chips without [`Chip::eoi`]; domains refuse such a chip on a level
+    /// without parent (`EINVAL`), and where the parent has no EOI, the EOI is said and does
+    /// nothing.
     const EOI_PARENT: bool = false;
 
     /// Starts up the interrupt (`irq_startup`); defaults to `enable` in the core.
@@ -615,7 +616,11 @@ const fn eoi_parent() -> Option<unsafe extern "C" fn(*mut bindings::irq_data)> {
         {
             // SAFETY: Valid for the call (the function's safety requirements).
             let d = unsafe { IrqData::from_raw(irqd) };
-            let _ = d.eoi_parent();
+            if d.eoi_parent().is_err() {
+                // Domains refuse such a chip without parent; a parent without EOI is a broken
+                // hierarchy.
+                crate::pr_warn_once!("irq {}: no parent EOI for an EOI_PARENT chip\n", d.irq());
+            }
         }
         #[cfg(not(CONFIG_IRQ_DOMAIN_HIERARCHY))]
         let _ = irqd;

@@ -440,6 +440,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         flow: FlowHandler,
     ) -> Result {
         self.check(virq, 1, hwirq)?;
+        self.check_eoi_parent::<C>()?;
         flow.check::<C>()?;
         // SAFETY: `virq` is being allocated in the live `self.domain` (checked above).
         unsafe { set_info::<T, C>(self.domain, virq, hwirq, flow) }
@@ -453,6 +454,7 @@ impl<T: DomainOps> Allocator<'_, T> {
     /// for the edge flow) fails the whole allocation with `EINVAL` once `alloc` returns.
     pub fn set_hwirq_and_chip<C: Chip<Data = T>>(&self, virq: u32, hwirq: usize) -> Result {
         self.check(virq, 1, hwirq)?;
+        self.check_eoi_parent::<C>()?;
         let chip_data = core::ptr::from_ref::<T>(self.host());
         // SAFETY: As in `set_info`.
         to_result(unsafe {
@@ -514,6 +516,16 @@ impl<T: DomainOps> Allocator<'_, T> {
         let d = self.level_data(virq)?;
         // SAFETY: `d` is the live `irq_data` of an interrupt being allocated.
         unsafe { bindings::irqd_set_single_target(d) };
+        Ok(())
+    }
+
+    /// Refuses a chip whose EOI is its parent level's ([`Chip::EOI_PARENT`]) on a domain
+    /// without parent: `EINVAL`.
+    fn check_eoi_parent<C: Chip>(&self) -> Result {
+        // SAFETY: `self.domain` is live for the duration of the operation.
+        if C::EOI_PARENT && unsafe { (*self.domain).parent }.is_null() {
+            return Err(EINVAL);
+        }
         Ok(())
     }
 
@@ -745,6 +757,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         C::Data: Send,
     {
         self.check(virq, 1, hwirq)?;
+        self.check_eoi_parent::<C>()?;
         flow.check::<C>()?;
         let data = self.keep_boxed::<C>(virq, data)?;
         if flow.is_percpu_devid() {
@@ -786,6 +799,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         C::Data: Send,
     {
         self.check(virq, 1, hwirq)?;
+        self.check_eoi_parent::<C>()?;
         let data = self.keep_boxed::<C>(virq, data)?;
         // SAFETY: As in `set_info_boxed`.
         to_result(unsafe {
@@ -1335,6 +1349,8 @@ impl<T: DomainOps> Domain<'static, T> {
         domain_flags: u32,
         data: impl PinInit<T, Error>,
     ) -> Result<&'static Self> {
+        // The core and C child domains read the host data as the `msi_domain_info`.
+        const { assert!(core::mem::offset_of!(HostData<T>, msi) == 0) };
         if hwirq_max == 0 || !T::HAS_ALLOC_INFO || !T::HAS_MSI_PREPARE || !T::HAS_MSI_TEARDOWN {
             return Err(EINVAL);
         }

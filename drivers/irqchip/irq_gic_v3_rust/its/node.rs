@@ -108,6 +108,8 @@ mod gits {
     pub(super) const CBASER_RAWAWB: u64 = 7 << 59;
     pub(super) const CBASER_INNER_SHAREABLE: u64 = 1 << 10;
     pub(super) const CBASER_SHAREABILITY: u64 = 3 << 10;
+    /// `GITS_PIDR2`: ArchRev in bits 7:4, 3 (GICv3) or 4 (GICv4).
+    pub(super) const PIDR2: usize = 0xffe8;
 }
 
 /// `GICR_*` register offsets in a redistributor's `RD_base` frame.
@@ -329,7 +331,10 @@ impl Its {
             return Err(EBUSY);
         }
         let pend = self.pend.get(cpu.as_u32() as usize).ok_or(ENODEV)?;
-        set_lpi_tables(rd, &self.lpi_tables, self.prop.phys(), pend.phys())?;
+        // The pending table is all zeroes (PTZ) only before its first use: a redistributor that
+        // lost its state (LPIs off again) has it as it left it.
+        let zeroed = !self.lpis_on(cpu);
+        set_lpi_tables(rd, &self.lpi_tables, self.prop.phys(), pend.phys(), zeroed)?;
         // The tables are written before LPIs are enabled (a non-relaxed write); the read back
         // makes sure the redistributor has seen it, as C's `dsb(sy)`.
         rd.try_write32(ctlr | gicr::CTLR_ENABLE_LPIS, gicr::CTLR)?;
@@ -630,10 +635,17 @@ impl DomainOps for Its {
                 alloc.set_affinity_on_activate(virq + i)?;
                 alloc.set_resend_when_in_progress(virq + i)?;
                 let mapti = Command::mapti(&self.typer, id, event, hwirq, col)?;
-                // Taken before the MAPTI is sent: were it posted and not seen to complete,
-                // the event stays taken, never reused.
+                if let Err(e) = self.send(&[mapti], Some(cpu)) {
+                    // Posted and not seen to complete, the MAPTI may still run: undo it, and
+                    // keep the event taken, never reused, if that fails too.
+                    if let Ok(c) = Command::discard(&self.typer, id, event) {
+                        if self.send(&[c], Some(cpu)).is_err() {
+                            dev.events[event as usize] = Some(state);
+                        }
+                    }
+                    return Err(e);
+                }
                 dev.events[event as usize] = Some(state);
-                self.send(&[mapti], Some(cpu))?;
                 done += 1;
             }
             Ok(())
@@ -686,17 +698,18 @@ fn device_id(info: &MsiAllocInfo) -> Result<u32> {
 }
 
 /// Writes `GICR_PROPBASER` and `GICR_PENDBASER` of the redistributor `rd` (whose LPIs are
-/// off) for the property table at `prop` and the pending table at `pend`, zeroed (PTZ), and
-/// checks the redistributor keeps them shareable: `EIO` otherwise. Reversible while LPIs are
-/// off: the probe tries the boot CPU's before anything else.
-fn set_lpi_tables(rd: gic_v3::Frame, t: &LpiTables, prop: u64, pend: u64) -> Result {
+/// off) for the property table at `prop` and the pending table at `pend`, known to be all
+/// zeroes if `zeroed` (PTZ), and checks the redistributor keeps them shareable: `EIO`
+/// otherwise. Reversible while LPIs are off: the probe tries the boot CPU's before anything
+/// else.
+fn set_lpi_tables(rd: gic_v3::Frame, t: &LpiTables, prop: u64, pend: u64, zeroed: bool) -> Result {
     let val = t.propbaser(prop)?;
     rd.relaxed().try_write64(val, gicr::PROPBASER)?;
     let back = rd.relaxed().try_read64(gicr::PROPBASER)?;
     if rdist::settle_propbaser(val, back).clean {
         return Err(EIO);
     }
-    let val = t.pendbaser(pend, true)?;
+    let val = t.pendbaser(pend, zeroed)?;
     rd.relaxed().try_write64(val, gicr::PENDBASER)?;
     let back = rd.relaxed().try_read64(gicr::PENDBASER)?;
     if rdist::settle_pendbaser(val, back).clean {
@@ -729,6 +742,15 @@ pub(crate) fn probe(node: ItsNode<'_>) -> Result {
     let domain = ROOT.as_ref().ok_or(ENODEV)?;
     let gic = domain.data();
     let io = node.io();
+    // `its_probe_one()`: a GICv3 or GICv4 ITS, or nothing this driver may program.
+    let arch = (io.relaxed().try_read32(gits::PIDR2)? >> 4) & 0xf;
+    if arch != 3 && arch != 4 {
+        pr_warn!(
+            "Rust ITS: no GICv3/v4 ITS there (GITS_PIDR2.ArchRev {})\n",
+            arch
+        );
+        return Err(ENODEV);
+    }
     let typer = Typer::from_raw(io.relaxed().try_read64(gits::TYPER)?)?;
     if typer.is_virtual() {
         pr_info!("Rust ITS: GICv4 virtual LPIs are C's; using the C ITS driver\n");
@@ -745,10 +767,16 @@ pub(crate) fn probe(node: ItsNode<'_>) -> Result {
     quiesce(io)?;
     let r = setup(gic, node, io, typer);
     if r.is_err() {
-        // Back to how C finds an ITS: disabled, no queue, no tables (the memory is freed).
+        // Back to how C finds an ITS: disabled, no queue, no tables, the boot CPU's LPI tables
+        // unset. The memory `setup` allocated is already freed: neither the disabled ITS nor a
+        // redistributor with LPIs off reads it.
         let _ = io.relaxed().try_write64(0, gits::CBASER);
         for n in 0..8 {
             let _ = io.relaxed().try_write64(0, gits::BASER + 8 * n);
+        }
+        if let Some(r) = gic.redist_of(CpuId::current()) {
+            let _ = r.rd().relaxed().try_write64(0, gicr::PROPBASER);
+            let _ = r.rd().relaxed().try_write64(0, gicr::PENDBASER);
         }
     }
     r
@@ -837,7 +865,7 @@ fn setup(gic: &Gic, node: ItsNode<'_>, io: ItsFrame, typer: Typer) -> Result {
     // undone (LPIs off), rather than found out with the ITS enabled.
     let boot_rd = gic.redist_of(boot).ok_or(ENODEV)?.rd();
     let boot_pend = pend.get(boot.as_u32() as usize).ok_or(ENODEV)?;
-    if let Err(e) = set_lpi_tables(boot_rd, &lpi_tables, prop.phys(), boot_pend.phys()) {
+    if let Err(e) = set_lpi_tables(boot_rd, &lpi_tables, prop.phys(), boot_pend.phys(), true) {
         if e == EIO {
             pr_info!("Rust ITS: LPI tables not shareable; using the C ITS driver\n");
             return Err(EOPNOTSUPP);

@@ -58,7 +58,7 @@ impl MsiAllocInfo {
     ///
     /// Returns `EINVAL` for an argument without MSI descriptor (`msi_prepare`'s), `ENOMEM` or
     /// the IOMMU's error.
-    #[cfg(not(CONFIG_X86))]
+    #[cfg(CONFIG_IRQ_MSI_IOMMU)]
     pub fn iommu_prepare(&self, doorbell: MsiDoorbell) -> Result {
         // SAFETY: As in `scratchpad`.
         let desc = unsafe { (*self.0.get()).desc };

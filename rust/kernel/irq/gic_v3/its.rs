@@ -23,10 +23,7 @@ use crate::{
     },
     prelude::*,
 };
-use core::{
-    marker::PhantomData,
-    ptr::NonNull, //
-};
+use core::ptr::NonNull;
 
 /// Size of an ITS's control frame (`GITS_CTLR`... `GITS_BASER<n>`), what the driver maps, as
 /// C's `its_map_one()`: the translation frame after it (`GITS_TRANSLATER`) is written by
@@ -43,13 +40,16 @@ pub type ItsFrame = Mmio<'static, Region<ITS_FRAMES>>;
 ///
 /// # Invariants
 ///
-/// `fwnode` is the ITS's firmware node (its device-tree node), never freed, without a domain of
-/// the ITS's bus; `io` maps the ITS's frames at `phys` for the kernel's lifetime.
+/// `fwnode` is the ITS's firmware node (its device-tree node, or the irqchip fwnode of its MADT
+/// entry, registered with the IORT), without a domain of the ITS's bus, which the shim frees only
+/// if `created` is still false when the probe returns (then it starts the C ITS driver); `io`
+/// maps the ITS's frames at `phys` for the kernel's lifetime.
 pub struct ItsNode<'a> {
     pub(super) fwnode: *mut bindings::fwnode_handle,
     pub(super) io: ItsFrame,
     pub(super) phys: u64,
-    pub(super) _probe: PhantomData<&'a ()>,
+    /// Set once the domain exists: the ITS is this driver's, whatever the probe returns.
+    pub(super) created: &'a core::cell::Cell<bool>,
 }
 
 impl ItsNode<'_> {
@@ -78,6 +78,9 @@ impl ItsNode<'_> {
     /// `IRQ_DOMAIN_FLAG_MSI_IMMUTABLE`, as C's ITS). Consumes the node: one domain per ITS.
     ///
     /// Boot, process context. Errors as [`Domain::new_msi_parent`].
+    ///
+    /// Once this succeeded the ITS is this driver's for good: an error the probe returns after
+    /// it is only said, the C ITS driver is not started and the node is kept.
     pub fn create_domain<P: DomainOps, T: DomainOps>(
         self,
         parent: &'static Domain<'static, P>,
@@ -87,9 +90,10 @@ impl ItsNode<'_> {
         // SAFETY: A static C object, never changed.
         let ops =
             unsafe { MsiParentOps::from_raw(&raw const bindings::gic_v3_rust_its_msi_parent_ops) };
-        // SAFETY: `self.fwnode` is never freed and has no domain of the ITS's bus (type
-        // invariant); `self` is consumed, so no second one is created through it.
-        unsafe {
+        // SAFETY: `self.fwnode` has no domain of the ITS's bus and is never freed once
+        // `created` is set, which it is below if this succeeds (type invariant); `self` is
+        // consumed, so no second domain is created through it.
+        let d = unsafe {
             Domain::new_msi_parent(
                 self.fwnode,
                 parent,
@@ -98,7 +102,9 @@ impl ItsNode<'_> {
                 bindings::IRQ_DOMAIN_FLAG_ISOLATED_MSI | bindings::IRQ_DOMAIN_FLAG_MSI_IMMUTABLE,
                 data,
             )
-        }
+        }?;
+        self.created.set(true);
+        Ok(d)
     }
 }
 
@@ -174,7 +180,7 @@ impl PhysMem {
     /// writing once their LPIs are enabled, which only a reset stops. The reservation outlives
     /// `self`: call it only for memory kept for the kernel's lifetime.
     ///
-    /// Returns the EFI error, or `Ok` without EFI.
+    /// Boot or process context (may sleep). Returns the EFI error, or `Ok` without EFI.
     pub fn reserve_persistent(&'static self) -> Result {
         // SAFETY: No requirements.
         to_result(unsafe { bindings::gic_v3_rust_reserve(self.phys(), self.len() as u64) })

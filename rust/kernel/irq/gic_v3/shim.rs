@@ -478,9 +478,10 @@ pub trait Driver {
     /// domain. The other CPUs' LPIs and collections are set up by
     /// [`Driver::starting_cpu`].
     ///
-    /// Returning an error before LPIs are enabled on the boot CPU's redistributor (which
-    /// cannot be undone) makes the shim start the C ITS driver instead, with a line saying why
-    /// unless `EOPNOTSUPP`; the ITS must then be disabled again, as C finds it.
+    /// Returning an error before [`ItsNode::create_domain`] succeeded makes the shim start the C
+    /// ITS driver instead, with a line saying why unless `EOPNOTSUPP`; the ITS must then be
+    /// disabled again and the boot CPU's LPIs off, as C finds them. An error after it is only
+    /// said: the ITS is this driver's.
     ///
     /// Boot, once, on the boot CPU, interrupts disabled.
     fn its_probe(its: ItsNode<'_>) -> Result;
@@ -703,9 +704,10 @@ pub mod __entry {
     /// # Safety
     ///
     /// Called once, at boot on the boot CPU with interrupts disabled, by the shim's
-    /// `gic_v3_rust_start()` after a successful probe: `fwnode` is the ITS's device-tree node,
-    /// without a domain, never freed; `base` maps its `size` bytes of frames at `phys` for the
-    /// kernel's lifetime.
+    /// `gic_v3_rust_start()` after a successful probe: `fwnode` is the ITS's device-tree node or
+    /// the irqchip fwnode of its MADT entry, without a domain, which the shim frees only if this
+    /// returns non-zero; `base` maps its `size` bytes of frames at `phys` for the kernel's
+    /// lifetime.
     pub unsafe fn its_init<D: Driver>(
         fwnode: *mut bindings::fwnode_handle,
         base: *mut c_void,
@@ -717,15 +719,24 @@ pub mod __entry {
             Ok(io) => io,
             Err(e) => return e.to_errno(),
         };
-        // INVARIANT: As the function's safety requirements say.
+        let created = Cell::new(false);
+        // INVARIANT: As the function's safety requirements say; 0 is returned below once
+        // `created` is set, so the shim keeps the fwnode.
         let node = ItsNode {
             fwnode,
             io,
             phys,
-            _probe: core::marker::PhantomData,
+            created: &created,
         };
         match D::its_probe(node) {
             Ok(()) => 0,
+            Err(e) if created.get() => {
+                pr_err!(
+                    "GICv3: ITS probe error {} after its domain was made: the ITS stays Rust's\n",
+                    e.to_errno()
+                );
+                0
+            }
             Err(e) => e.to_errno(),
         }
     }
