@@ -2,10 +2,11 @@
 # `make bench`: the GICv3 ITS, Rust against C on the same kernel (arm64-bench, the Rust GICv3
 # root): irqchip.gicv3_its=rust and irqchip.gicv3_its=c, once each on tests/qemu/arm64-icount.args
 # (QEMU -icount shift=0,sleep=off: a guest nanosecond is an instruction), with the ITS's commands
-# traced by QEMU (gicv3_its_cmd_*) into the console log. tests/boot/init (irqrs.itsbench=1)
-# injects virtio-rng's LPI through debugfs BENCH_ITS_N times on CPU0 (an INT command each,
-# irq_set_irqchip_state(PENDING)), the uart's SPI as many times (a distributor write), and writes
-# as many times to /dev/null (the loop alone); then moves the LPI between CPU1 and CPU0 20 times.
+# traced by QEMU (gicv3_its_cmd_*) into the console log. tests/boot/init (irqrs.itsbench=1), five
+# rounds: writes BENCH_ITS_N times to /dev/null (the loop alone), injects virtio-rng's LPI through
+# debugfs as many times on CPU0 (an INT command each, irq_set_irqchip_state(PENDING)), and the
+# uart's SPI (a distributor write); the fastest round of each counts. Then it moves the LPI between
+# CPU1 and CPU0 20 times.
 #
 # Per way: guest instructions per LPI and per SPI injected and handled (the loop's own cost
 # subtracted), the ITS commands per injection and per move (between the init's markers), and the
@@ -18,7 +19,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${BUILD:-$top/build}/out
 target=${BENCH_GIC_TARGET:-arm64-bench}
 export PATH="$top/tests/qemu/bin:$PATH"
-n=${BENCH_ITS_N:-400}
+n=${BENCH_ITS_N:-200}
 ways="rust c"
 rc=0
 cmds="int clear discard sync mapd mapc mapi mapti inv invall movall movi"
@@ -46,8 +47,13 @@ fails = []
 def parse(way):
     log = open(f"{out}/bench-its-{way}.log", errors="replace").read()
     d = {"log": log}
+    # Per loop: (triggers, handled, ns) of its fastest round; every round must be handled whole.
     for m in re.finditer(r"@@@ itsbench (\w+) irq (\S+) triggers (\d+) handled (-?\d+) ns (\d+)", log):
-        d[m.group(1)] = (int(m.group(3)), int(m.group(4)), int(m.group(5)))
+        k, t, h, ns = m.group(1), int(m.group(3)), int(m.group(4)), int(m.group(5))
+        if k != "null" and h != t:
+            d.setdefault("lost", []).append(f"{k}: {h} of {t}")
+        if k not in d or ns < d[k][2]:
+            d[k] = (t, h if k == "null" else t, ns)
     m = re.search(r"@@@ itsbench vectors (\d+)", log)
     d["vectors"] = int(m.group(1)) if m else 0
     # The commands of each phase: the probe to user space (device set-up), the injections, the
@@ -73,9 +79,8 @@ for w in ways:
     for k in ("null", "lpi", "spi"):
         if k not in d[w]:
             fails.append(f"its={w}: no {k} line")
-    for k in ("lpi", "spi"):
-        if k in d[w] and d[w][k][1] != d[w][k][0]:
-            fails.append(f"its={w}: {k}: {d[w][k][1]} of {d[w][k][0]} injections handled")
+    for lost in d[w].get("lost", []):
+        fails.append(f"its={w}: injections lost, {lost} handled")
     if d[w]["moves"].get("movi", 0) != 20:
         fails.append(f"its={w}: {d[w]['moves'].get('movi', 0)} MOVI for 20 moves")
 if fails:
@@ -90,13 +95,17 @@ def fmt(c, div):
     return ", ".join(f"{k.upper()} {v / div:.2f}" for k, v in sorted(c.items()))
 
 print(f"GICv3 ITS, Rust against C on the same kernel (Rust root; QEMU -icount shift=0: guest "
-      f"instructions), {n} injections each:\n")
+      f"instructions), the fastest of 5 rounds of {n} injections each, the loop alone "
+      f"subtracted:\n")
 print("| | Rust ITS | C ITS | Rust / C |")
 print("|---|---|---|---|")
 for k, what in (("lpi", "instructions per LPI injected (INT) and handled"),
                 ("spi", "instructions per SPI injected and handled (reference)")):
     r, c = per("rust", k), per("c", k)
     print(f"| {what} | {r:.0f} | {c:.0f} | {r / c:.3f} |")
+print(f"| LPI against the SPI of the same boot | {per('rust', 'lpi') / per('rust', 'spi'):.3f} | "
+      f"{per('c', 'lpi') / per('c', 'spi'):.3f} | "
+      f"{(per('rust', 'lpi') / per('rust', 'spi')) / (per('c', 'lpi') / per('c', 'spi')):.3f} |")
 for k, what, div in (("inject", "ITS commands per LPI injection", n),
                      ("moves", "ITS commands per affinity move", 20)):
     print(f"| {what} | {fmt(d['rust'][k], div)} | {fmt(d['c'][k], div)} | "

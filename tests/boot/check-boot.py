@@ -58,10 +58,24 @@ def status_json(log):
     rc = int(rc.group(1)) if rc else None
     if not m:
         return None, rc
+    lines = [l.rstrip("\r") for l in m.group(1).splitlines()]
     try:
-        return json.loads("".join(l.rstrip("\r") for l in m.group(1).splitlines())), rc
+        return json.loads("".join(lines)), rc
     except ValueError:
-        return None, rc
+        pass
+    # The report is one line; a kernel message printed to the console meanwhile may have
+    # landed in it, ending at a line break ("...}clocksource: Watchdog ... timed out\n,..."):
+    # drop, at the end of one line, a tail that reads as a kernel message ("subsystem: text",
+    # no quote or brace in it) and parse again.
+    for i, line in enumerate(lines[:-1]):
+        for k in (k.start() for k in re.finditer(r"[A-Za-z][\w.-]*: ", line)):
+            if any(c in line[k:] for c in '"{}'):
+                continue
+            try:
+                return json.loads("".join(lines[:i] + [line[:k]] + lines[i + 1:])), rc
+            except ValueError:
+                continue
+    return None, rc
 
 
 def check_status(check, log, component, want):

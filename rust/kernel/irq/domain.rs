@@ -440,7 +440,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         flow: FlowHandler,
     ) -> Result {
         self.check(virq, 1, hwirq)?;
-        self.check_eoi_parent::<C>()?;
+        self.check_eoi_parent::<C>(virq)?;
         flow.check::<C>()?;
         // SAFETY: `virq` is being allocated in the live `self.domain` (checked above).
         unsafe { set_info::<T, C>(self.domain, virq, hwirq, flow) }
@@ -454,7 +454,7 @@ impl<T: DomainOps> Allocator<'_, T> {
     /// for the edge flow) fails the whole allocation with `EINVAL` once `alloc` returns.
     pub fn set_hwirq_and_chip<C: Chip<Data = T>>(&self, virq: u32, hwirq: usize) -> Result {
         self.check(virq, 1, hwirq)?;
-        self.check_eoi_parent::<C>()?;
+        self.check_eoi_parent::<C>(virq)?;
         let chip_data = core::ptr::from_ref::<T>(self.host());
         // SAFETY: As in `set_info`.
         to_result(unsafe {
@@ -485,10 +485,10 @@ impl<T: DomainOps> Allocator<'_, T> {
     ///
     /// Returns `EINVAL` for a `virq` outside the allocation.
     pub fn set_handle_enforce_irqctx(&self, virq: u32) -> Result {
-        let d = self.level_data(virq)?;
-        // SAFETY: `d` is the live `irq_data` of an interrupt being allocated.
-        unsafe { bindings::irqd_set_handle_enforce_irqctx(d) };
-        Ok(())
+        // SAFETY: `set_state` passes the live `irq_data` of an interrupt being allocated.
+        self.set_state(virq, |d| unsafe {
+            bindings::irqd_set_handle_enforce_irqctx(d)
+        })
     }
 
     /// Marks `virq` as masked by its active state (`irqd_set_masked_by_active`): between its
@@ -513,20 +513,39 @@ impl<T: DomainOps> Allocator<'_, T> {
     ///
     /// Returns `EINVAL` for a `virq` outside the allocation.
     pub fn set_single_target(&self, virq: u32) -> Result {
-        let d = self.level_data(virq)?;
-        // SAFETY: `d` is the live `irq_data` of an interrupt being allocated.
-        unsafe { bindings::irqd_set_single_target(d) };
+        // SAFETY: `set_state` passes the live `irq_data` of an interrupt being allocated.
+        self.set_state(virq, |d| unsafe { bindings::irqd_set_single_target(d) })
+    }
+
+    /// Calls `set` (an `irqd_set_*()` helper) with the `irq_data` of `virq` at this level, which
+    /// is live and being allocated: `EINVAL` for a `virq` outside the allocation.
+    fn set_state(&self, virq: u32, set: impl FnOnce(*mut bindings::irq_data)) -> Result {
+        set(self.level_data(virq)?);
         Ok(())
     }
 
-    /// Refuses a chip whose EOI is its parent level's ([`Chip::EOI_PARENT`]) on a domain
-    /// without parent: `EINVAL`.
-    fn check_eoi_parent<C: Chip>(&self) -> Result {
-        // SAFETY: `self.domain` is live for the duration of the operation.
-        if C::EOI_PARENT && unsafe { (*self.domain).parent }.is_null() {
-            return Err(EINVAL);
+    /// Refuses a chip whose EOI is its parent level's ([`Chip::EOI_PARENT`]) on `virq` unless
+    /// its parent level is allocated with a chip that has `irq_eoi`: `EINVAL` (the chip's
+    /// `irq_eoi` is `irq_chip_eoi_parent()`, which follows the parent unchecked).
+    fn check_eoi_parent<C: Chip>(&self, virq: u32) -> Result {
+        if !C::EOI_PARENT {
+            return Ok(());
         }
-        Ok(())
+        let d = self.level_data(virq)?;
+        // SAFETY: `d` is the live `irq_data` of an interrupt being allocated; a non-null
+        // `parent_data` is its parent level's, whose non-null `chip` is a live `irq_chip`.
+        #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
+        let has_eoi = unsafe {
+            let p = (*d).parent_data;
+            !p.is_null() && !(*p).chip.is_null() && (*(*p).chip).irq_eoi.is_some()
+        };
+        #[cfg(not(CONFIG_IRQ_DOMAIN_HIERARCHY))]
+        let has_eoi = d.is_null();
+        if has_eoi {
+            Ok(())
+        } else {
+            Err(EINVAL)
+        }
     }
 
     /// The hwirq of `virq` at this level (`irq_domain_get_irq_data()->hwirq`), as `alloc` set
@@ -545,10 +564,10 @@ impl<T: DomainOps> Allocator<'_, T> {
     ///
     /// Returns `EINVAL` for a `virq` outside the allocation.
     pub fn set_resend_when_in_progress(&self, virq: u32) -> Result {
-        let d = self.level_data(virq)?;
-        // SAFETY: `d` is the live `irq_data` of an interrupt being allocated.
-        unsafe { bindings::irqd_set_resend_when_in_progress(d) };
-        Ok(())
+        // SAFETY: `set_state` passes the live `irq_data` of an interrupt being allocated.
+        self.set_state(virq, |d| unsafe {
+            bindings::irqd_set_resend_when_in_progress(d)
+        })
     }
 
     /// Marks `virq`'s affinity to be applied when it is activated
@@ -556,10 +575,10 @@ impl<T: DomainOps> Allocator<'_, T> {
     ///
     /// Returns `EINVAL` for a `virq` outside the allocation.
     pub fn set_affinity_on_activate(&self, virq: u32) -> Result {
-        let d = self.level_data(virq)?;
-        // SAFETY: `d` is the live `irq_data` of an interrupt being allocated.
-        unsafe { bindings::irqd_set_affinity_on_activate(d) };
-        Ok(())
+        // SAFETY: `set_state` passes the live `irq_data` of an interrupt being allocated.
+        self.set_state(virq, |d| unsafe {
+            bindings::irqd_set_affinity_on_activate(d)
+        })
     }
 
     /// Allocates the parent domain's level of `nr` interrupts at `virq`, for the parent's
@@ -757,7 +776,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         C::Data: Send,
     {
         self.check(virq, 1, hwirq)?;
-        self.check_eoi_parent::<C>()?;
+        self.check_eoi_parent::<C>(virq)?;
         flow.check::<C>()?;
         let data = self.keep_boxed::<C>(virq, data)?;
         if flow.is_percpu_devid() {
@@ -799,7 +818,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         C::Data: Send,
     {
         self.check(virq, 1, hwirq)?;
-        self.check_eoi_parent::<C>()?;
+        self.check_eoi_parent::<C>(virq)?;
         let data = self.keep_boxed::<C>(virq, data)?;
         // SAFETY: As in `set_info_boxed`.
         to_result(unsafe {
@@ -1503,6 +1522,11 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         if msi_parent.is_some() != T::HAS_MSI_PREPARE {
             // An MSI parent's children call `msi_prepare`; no other domain has it.
             return Err(EINVAL);
+        }
+        // Without the MSI library, no child would find it (`msi_lib_irq_domain_select()`).
+        #[cfg(all(CONFIG_GENERIC_MSI_IRQ, not(CONFIG_IRQ_MSI_LIB)))]
+        if msi_parent.is_some() {
+            return Err(EOPNOTSUPP);
         }
         let owner = ModuleRef::get(crate::module::this_module::<T::OwnerModule>())?;
         let state = DomainState::new()?;
@@ -2449,7 +2473,7 @@ impl<T: DomainOps> DomainVtable<T> {
             None
         },
         // An MSI parent (only those have `msi_prepare`) is found by its children's bus.
-        #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+        #[cfg(CONFIG_IRQ_MSI_LIB)]
         select: if T::HAS_MSI_PREPARE {
             Some(bindings::msi_lib_irq_domain_select)
         } else {

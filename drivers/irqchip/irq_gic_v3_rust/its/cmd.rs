@@ -373,9 +373,12 @@ impl CmdQueue {
         let mut polls = self.polls;
         // The write index the ITS was last given.
         let mut posted = self.write;
+        // Free slots as the first read saw them (one always stays free): a batch that fits is
+        // queued without reading `GITS_CREADR` again.
+        let mut room = (start + self.slots - self.write - 1) % self.slots;
         for cmd in cmds {
             // Room for one more: `its_queue_full()`.
-            loop {
+            while room == 0 {
                 let rd = match self.observe(regs, &mut seen) {
                     Ok(rd) => rd,
                     Err(e) => {
@@ -384,7 +387,8 @@ impl CmdQueue {
                         return Err(e);
                     }
                 };
-                if (self.write + 1) % self.slots != rd {
+                room = (rd + self.slots - self.write - 1) % self.slots;
+                if room != 0 {
                     break;
                 }
                 if posted != self.write {
@@ -402,6 +406,7 @@ impl CmdQueue {
             regs.write_slot(self.write, cmd.to_le());
             // INVARIANT: wraps to 0 at `slots`.
             self.write = (self.write + 1) % self.slots;
+            room -= 1;
         }
         regs.set_cwriter(self.cwriter());
 
@@ -703,19 +708,18 @@ mod tests {
         assert_eq!(q.send(&mut its, &batch), Err(EIO));
         assert_eq!(its.executed.len(), 1);
 
-        // A stall seen while a batch is still being queued: what was queued and not posted is
-        // dropped, and the next batch does not run it.
+        // A stall seen in the wait: `EIO`, the batch posted (it fitted the room the first read
+        // showed: no read while queuing); once the ITS goes on it runs the batch, then the next.
         let mut q = CmdQueue::new(4096)?;
         let mut its = FakeIts::new(q.slots(), 1)?;
         q.send(&mut its, &batch[..1])?;
-        // The first read (the start) and the second (room for the first command) pass, the
-        // third (room for the second) finds the ITS stalled.
-        its.stall_at = Some(its.calls + 3);
+        // The first read (the start) passes, the second (the wait) finds the ITS stalled.
+        its.stall_at = Some(its.calls + 2);
         assert_eq!(q.send(&mut its, &batch[..2]), Err(EIO));
-        assert_eq!(q.cwriter(), 32);
+        assert_eq!(q.cwriter(), 96);
         (its.stalled, its.stall_at) = (false, None);
         q.send(&mut its, &batch[2..])?;
-        assert_eq!(&its.executed[..], &[0x0c, 0x0c]);
+        assert_eq!(&its.executed[..], &[0x0c, 0x0c, 0x0f, 0x0c]);
 
         // An ITS that never reads: the wait ends after its polls, it does not hang.
         let mut q = CmdQueue::new(4096)?;

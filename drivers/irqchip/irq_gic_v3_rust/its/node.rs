@@ -238,11 +238,11 @@ impl Its {
     /// Sends `cmds`, then a SYNC to `sync`'s redistributor if given: one batch under the queue
     /// lock. Never sleeps.
     fn send(&self, cmds: &[Command], sync: Option<CpuId>) -> Result {
-        let mut batch = [Command::sync(&self.typer, Target::ProcessorNumber(0))
-            .or_else(|_| Command::sync(&self.typer, Target::Address(0)))?;
-            4];
         let n = cmds.len();
-        if n == 0 || n >= batch.len() {
+        let first = *cmds.first().ok_or(EINVAL)?;
+        // Filled from `cmds` and the SYNC (the filler is never sent).
+        let mut batch = [first; 4];
+        if n >= batch.len() {
             return Err(EINVAL);
         }
         batch[..n].copy_from_slice(cmds);
