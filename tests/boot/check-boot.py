@@ -65,16 +65,19 @@ def status_json(log):
         pass
     # The report is one line; a kernel message printed to the console meanwhile may have
     # landed in it, ending at a line break ("...}clocksource: Watchdog ... timed out\n,..."):
-    # drop, at the end of one line, a tail that reads as a kernel message ("subsystem: text",
-    # no quote or brace in it) and parse again.
+    # drop, at the end of one line, a tail that reads as a kernel message (an optional printk
+    # timestamp, "subsystem: text", no quote or brace in it) and parse again. The cut is said.
+    msg = re.compile(r"(\[\s*\d+\.\d+\] )?[a-z][\w.-]*: [^\"{}]*")
     for i, line in enumerate(lines[:-1]):
-        for k in (k.start() for k in re.finditer(r"[A-Za-z][\w.-]*: ", line)):
-            if any(c in line[k:] for c in '"{}'):
+        for k in range(len(line)):
+            if not msg.fullmatch(line, k):
                 continue
             try:
-                return json.loads("".join(lines[:i] + [line[:k]] + lines[i + 1:])), rc
+                j = json.loads("".join(lines[:i] + [line[:k]] + lines[i + 1:]))
             except ValueError:
                 continue
+            print(f"note: a kernel message cut out of the status JSON: {line[k:]!r}")
+            return j, rc
     return None, rc
 
 

@@ -456,7 +456,8 @@ pub trait Chip {
     /// The chip's EOI is its parent level's (`irq_chip_eoi_parent()` as `irq_eoi`): a level of
     /// a hierarchy that has nothing of its own to end, such as a GICv3 ITS above the GIC's CPU
     /// interface. Only for chips without [`Chip::eoi`]; domains install such a chip only on a
-    /// level whose parent level, allocated first, has a chip with an EOI (else `EINVAL`).
+    /// level whose parent level, allocated first, has a chip with an EOI (else `EINVAL`), and
+    /// the EOI checks the parent again each time.
     const EOI_PARENT: bool = false;
 
     /// Starts up the interrupt (`irq_startup`); defaults to `enable` in the core.
@@ -603,15 +604,29 @@ pub trait Chip {
     }
 }
 
-/// The `irq_eoi` of a chip with [`Chip::EOI_PARENT`]: `irq_chip_eoi_parent()` itself, as C's
-/// chips have it (and as `irq_flow_masked_by_active()` recognises a level that only forwards
-/// the EOI). Domains install such a chip only on a level whose parent level has a chip with
-/// `irq_eoi` (`Allocator::check_eoi_parent()`), so the parent it follows is never NULL.
+/// The `irq_eoi` of a chip with [`Chip::EOI_PARENT`]: `irq_chip_eoi_parent()` where the parent
+/// level exists and its chip has `irq_eoi`, checked at every call. Domains also refuse such a
+/// chip where that is not so when they install it, but the parent level can change afterwards
+/// (freed by a safe `alloc`, reset under a running flow at teardown, disconnected by a C
+/// parent), and `irq_chip_eoi_parent()` itself would follow a NULL parent or call a NULL EOI.
+/// Without a parent EOI it says so once and does nothing.
 const fn eoi_parent() -> Option<unsafe extern "C" fn(*mut bindings::irq_data)> {
-    #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
-    return Some(bindings::irq_chip_eoi_parent);
-    #[cfg(not(CONFIG_IRQ_DOMAIN_HIERARCHY))]
-    None
+    /// # Safety
+    ///
+    /// Only called by genirq as `irq_eoi`, with a valid `irq_data`.
+    unsafe extern "C" fn eoi_parent(irqd: *mut bindings::irq_data) {
+        #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
+        {
+            // SAFETY: Valid for the call (the function's safety requirements).
+            let d = unsafe { IrqData::from_raw(irqd) };
+            if d.eoi_parent().is_err() {
+                crate::pr_warn_once!("irq {}: no parent EOI for an EOI_PARENT chip\n", d.irq());
+            }
+        }
+        #[cfg(not(CONFIG_IRQ_DOMAIN_HIERARCHY))]
+        let _ = irqd;
+    }
+    Some(eoi_parent)
 }
 
 /// The constant `struct irq_chip` of a [`Chip`] implementation.

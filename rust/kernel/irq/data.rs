@@ -246,13 +246,25 @@ impl IrqData {
         Ok(())
     }
 
+    /// Whether the parent level exists with a chip that has `irq_eoi`: `ENODEV` otherwise.
+    #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
+    pub(crate) fn parent_has_eoi(&self) -> Result {
+        self.parent_has(|c| c.irq_eoi.is_some())
+    }
+
     #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
     fn parent_has(&self, has: impl Fn(&bindings::irq_chip) -> bool) -> Result {
         let parent = self.parent().ok_or(ENODEV)?;
         // SAFETY: `parent.0` is valid (type invariant).
         let chip = unsafe { (*parent.as_raw()).chip };
-        // SAFETY: A non-null `chip` of an allocated interrupt points to a live `irq_chip`.
-        if chip.is_null() || !has(unsafe { &*chip }) {
+        // A level disconnected from the hierarchy (`irq_domain_disconnect_hierarchy()`) has an
+        // error pointer as its chip.
+        if chip.is_null() || (chip as usize) > usize::MAX - (bindings::MAX_ERRNO as usize) {
+            return Err(ENODEV);
+        }
+        // SAFETY: A chip of an allocated interrupt that is neither null nor an error pointer
+        // points to a live `irq_chip`.
+        if !has(unsafe { &*chip }) {
             return Err(ENODEV);
         }
         Ok(())

@@ -286,6 +286,10 @@ impl<T: DomainOps> Mapper<'_, T> {
     /// Returns `EINVAL` if `C` lacks a callback the flow calls (see [`FlowHandler::check`]).
     pub fn set_chip_and_handler<C: Chip<Data = T>>(&self, flow: FlowHandler) -> Result {
         flow.check::<C>()?;
+        // A mapped interrupt has no parent level to forward the EOI to.
+        if C::EOI_PARENT {
+            return Err(EINVAL);
+        }
         // SAFETY: The core called `map` for `self.virq` and `self.hwirq` of the live `domain`.
         unsafe { set_info::<T, C>(self.domain, self.virq, self.hwirq, flow) }
     }
@@ -532,18 +536,15 @@ impl<T: DomainOps> Allocator<'_, T> {
             return Ok(());
         }
         let d = self.level_data(virq)?;
-        // SAFETY: `d` is the live `irq_data` of an interrupt being allocated; a non-null
-        // `parent_data` is its parent level's, whose non-null `chip` is a live `irq_chip`.
         #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
-        let has_eoi = unsafe {
-            let p = (*d).parent_data;
-            !p.is_null() && !(*p).chip.is_null() && (*(*p).chip).irq_eoi.is_some()
-        };
+        {
+            // SAFETY: `d` is the live `irq_data` of an interrupt being allocated.
+            let d = unsafe { crate::irq::IrqData::from_raw(d) };
+            d.parent_has_eoi().map_err(|_| EINVAL)
+        }
         #[cfg(not(CONFIG_IRQ_DOMAIN_HIERARCHY))]
-        let has_eoi = d.is_null();
-        if has_eoi {
-            Ok(())
-        } else {
+        {
+            let _ = d;
             Err(EINVAL)
         }
     }
@@ -1297,8 +1298,9 @@ impl<T: DomainOps> Domain<'static, T> {
     }
 
     /// Creates the root domain of an interrupt controller on the firmware node `fwnode` (its
-    /// device-tree node, or on ACPI an irqchip fwnode), a tree for hwirqs below `hwirq_max` on the wired bus
-    /// (`irq_domain_create_tree()`, then `irq_domain_update_bus_token(DOMAIN_BUS_WIRED)`), as a
+    /// device-tree node, or on ACPI an irqchip fwnode), a tree for hwirqs below `hwirq_max` on
+    /// the wired bus (`irq_domain_create_tree()`, then
+    /// `irq_domain_update_bus_token(DOMAIN_BUS_WIRED)`), as a
     /// root irqchip's probe does. Device-tree interrupt specifiers naming the node map through
     /// it, and C child domains (a GICv3 ITS, say) can be stacked on it.
     ///
@@ -1360,6 +1362,7 @@ impl<T: DomainOps> Domain<'static, T> {
     /// `fwnode` is a valid firmware node that is never freed once this succeeded (and may be
     /// after an error); no other domain of `ops`' bus is created on it.
     #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+    #[cfg_attr(not(CONFIG_ARM_GIC_V3_RUST), allow(dead_code))] // Its first user is the GICv3 ITS.
     pub(crate) unsafe fn new_msi_parent<P: DomainOps>(
         fwnode: *mut bindings::fwnode_handle,
         parent: &'static Domain<'static, P>,
@@ -1438,6 +1441,8 @@ enum Fwnode<'a> {
     Root(*mut bindings::fwnode_handle),
     /// An existing node an MSI parent domain borrows forever (a GICv3 ITS's node).
     #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+    #[cfg_attr(not(CONFIG_ARM_GIC_V3_RUST), allow(dead_code))]
+    // Its first user is the GICv3 ITS.
     MsiParent(*mut bindings::fwnode_handle, &'static MsiParentOps),
 }
 

@@ -721,6 +721,27 @@ mod tests {
         q.send(&mut its, &batch[2..])?;
         assert_eq!(&its.executed[..], &[0x0c, 0x0c, 0x0f, 0x0c]);
 
+        // A stall seen while waiting for room: what was queued and not posted is dropped, and
+        // the next batch does not run it.
+        let mut q = CmdQueue::new(4096)?;
+        q.polls = 1000;
+        let mut its = FakeIts::new(q.slots(), 0)?;
+        let mut fill = KVec::new();
+        for _ in 0..126 {
+            fill.push(batch[0], GFP_KERNEL)?;
+        }
+        // All but one usable slot, posted; the ITS reads nothing: the wait times out.
+        assert_eq!(q.send(&mut its, &fill), Err(ETIMEDOUT));
+        assert_eq!(q.cwriter(), 126 * 32);
+        // The first DISCARD takes the last slot, the second waits for room and sees the stall.
+        its.stall_at = Some(its.calls + 2);
+        assert_eq!(q.send(&mut its, &[batch[1], batch[1]]), Err(EIO));
+        assert_eq!(q.cwriter(), 126 * 32);
+        (its.stalled, its.stall_at, its.rate) = (false, None, 200);
+        q.send(&mut its, &batch[2..])?;
+        assert_eq!(its.executed.len(), 127);
+        assert!(its.executed.iter().all(|op| *op == 0x0c));
+
         // An ITS that never reads: the wait ends after its polls, it does not hang.
         let mut q = CmdQueue::new(4096)?;
         q.polls = 1000;

@@ -760,7 +760,7 @@ pub(crate) fn probe(node: ItsNode<'_>) -> Result {
     // and reuses (`gic_check_reserved_range()`); this driver does not.
     for r in gic.redists.iter().flatten() {
         if r.rd().relaxed().try_read32(gicr::CTLR)? & gicr::CTLR_ENABLE_LPIS != 0 {
-            pr_info!("Rust ITS: LPIs already enabled (a previous kernel's tables); using the C ITS driver\n");
+            pr_info!("Rust ITS: LPIs on from a previous kernel; using the C ITS driver\n");
             return Err(EOPNOTSUPP);
         }
     }
