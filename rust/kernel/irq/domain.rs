@@ -556,7 +556,7 @@ impl<T: DomainOps> Allocator<'_, T> {
     pub fn hwirq(&self, virq: u32) -> Result<usize> {
         let d = self.level_data(virq)?;
         // SAFETY: `d` is the live `irq_data` of an interrupt being allocated or freed.
-        Ok(unsafe { (*d).hwirq } as usize)
+        Ok(unsafe { (*d).hwirq })
     }
 
     /// Marks `virq` to be resent when it fires while its handler still runs on another CPU

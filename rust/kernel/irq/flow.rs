@@ -49,7 +49,7 @@ impl FlowHandler {
             Self::Edge if !C::HAS_ACK => Err(EINVAL),
             // A chip with `EOI_PARENT` ends nothing without a hierarchy.
             Self::FastEoi | Self::RustFastEoi
-                if !C::HAS_EOI && !(C::EOI_PARENT && cfg!(CONFIG_IRQ_DOMAIN_HIERARCHY)) =>
+                if !(C::HAS_EOI || (C::EOI_PARENT && cfg!(CONFIG_IRQ_DOMAIN_HIERARCHY))) =>
             {
                 Err(EINVAL)
             }

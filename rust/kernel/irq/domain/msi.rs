@@ -38,7 +38,7 @@ impl MsiAllocInfo {
         let pad = unsafe { &(*self.0.get()).scratchpad };
         pad.get(i).map(|w| {
             // SAFETY: As above.
-            unsafe { w.ul as usize }
+            unsafe { w.ul }
         })
     }
 

@@ -199,7 +199,7 @@ impl Drop for PhysMem {
     fn drop(&mut self) {
         // SAFETY: Allocated by `__get_free_pages()` with this order (type invariant), not used
         // past this point.
-        unsafe { bindings::free_pages(self.ptr.as_ptr() as usize as _, self.order) };
+        unsafe { bindings::free_pages(self.ptr.as_ptr() as usize, self.order) };
     }
 }
 
