@@ -11,6 +11,7 @@
 #include <linux/irqdomain.h>
 #include <linux/module.h>
 #include <linux/msi.h>
+#include <linux/workqueue.h>
 
 __rust_helper u32 rust_helper_irqd_get_trigger_type(struct irq_data *d)
 {
@@ -214,4 +215,10 @@ __rust_helper u64 rust_helper_msi_doorbell_addr(struct irq_data *d, u64 pa)
 		return pa;
 	msi_msg_set_addr(desc, &msg, pa);
 	return ((u64)msg.address_hi << 32) | msg.address_lo;
+}
+
+/* The deferred release of per-interrupt chip data (rust/kernel/irq/domain.rs). */
+__rust_helper void rust_helper_init_rcu_work(struct rcu_work *rwork, work_func_t func)
+{
+	INIT_RCU_WORK(rwork, func);
 }

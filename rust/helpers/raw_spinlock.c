@@ -22,6 +22,20 @@ __rust_helper void rust_helper_raw_spin_unlock_irq_enable(raw_spinlock_t *lock)
 	raw_spin_unlock_irq_enable(lock);
 }
 
+__rust_helper unsigned long rust_helper_raw_spin_lock_irqsave(raw_spinlock_t *lock)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(lock, flags);
+	return flags;
+}
+
+__rust_helper void rust_helper_raw_spin_unlock_irqrestore(raw_spinlock_t *lock,
+							 unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(lock, flags);
+}
+
 __rust_helper int rust_helper_raw_spin_trylock_irq_disable(raw_spinlock_t *lock)
 {
 	return raw_spin_trylock_irq_disable(lock);

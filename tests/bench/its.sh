@@ -1,118 +1,153 @@
 #!/bin/bash
 # `make bench`: the GICv3 ITS, Rust against C on the same kernel (arm64-bench, the Rust GICv3
-# root): irqchip.gicv3_its=rust and irqchip.gicv3_its=c, once each on tests/qemu/arm64-icount.args
-# (QEMU -icount shift=0,sleep=off: a guest nanosecond is an instruction), with the ITS's commands
-# traced by QEMU (gicv3_its_cmd_*) into the console log. tests/boot/init (irqrs.itsbench=1), five
-# rounds: writes BENCH_ITS_N times to /dev/null (the loop alone), injects virtio-rng's LPI through
-# debugfs as many times on CPU0 (an INT command each, irq_set_irqchip_state(PENDING)), and the
-# uart's SPI (a distributor write); the fastest round of each counts. Then it moves the LPI between
-# CPU1 and CPU0 20 times.
+# root): irqchip.gicv3_its=rust and irqchip.gicv3_its=c, BENCH_ITS_BOOTS times each, alternately,
+# on tests/qemu/arm64-icount.args (QEMU -icount shift=0,sleep=off: a guest nanosecond is an
+# instruction), with the ITS's commands traced by QEMU (gicv3_its_cmd_*) into the console log.
 #
-# Per way: guest instructions per LPI and per SPI injected and handled (the loop's own cost
-# subtracted), the ITS commands per injection and per move (between the init's markers), and the
-# commands from the ITS's probe to user space per MSI-X vector (device set-up: MAPD, MAPTI, INV,
-# SYNC...). Fails if a way did not run the ITS asked for, an injection was lost, or a move was
-# not exactly one MOVI. Prints a Markdown table; logs build/out/TARGET/bench-its-WAY.log.
+# tests/boot/init (irqrs.itsbench=1), on CPU0 (the shell pinned there): BENCH_ITS_ROUNDS rounds
+# of four loops of BENCH_ITS_N writes each to genirq's debugfs file of an interrupt, one open per
+# loop: "nothing" (ignored) and "trigger" (irq_set_irqchip_state(PENDING): an INT command for
+# virtio-rng's LPI, a GICD_ISPENDR write for the uart's SPI; the interrupt is taken before the
+# write returns) for the LPI, then for the SPI. A boot's figure for an interrupt is the fastest
+# "trigger" loop less the fastest "nothing" loop, per write: the injection and its handling. A
+# round lasts some 3 ms, shorter than a timer tick, so that the fastest rounds are tick-free.
+# Then 20 affinity moves of the LPI between CPU1 and CPU0 (each must be one MOVI), and five
+# rounds of unbinding and binding again the virtio console, a device with 64 MSI-X vectors
+# through the ITS: the fastest bind (set-up) in guest instructions, and the ITS commands per
+# vector of each set-up and each teardown.
+#
+# Prints a Markdown table: per way the median over the boots, the Rust / C ratio of the medians
+# and the range of the per-boot ratios (boot i of Rust against boot i of C). Fails if a way did
+# not run the ITS asked for, an injection was lost, a move was not exactly one MOVI, or a
+# set-up did not bring all vectors back. Logs build/out/TARGET/bench-its-WAY-N.log.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${BUILD:-$top/build}/out
 target=${BENCH_GIC_TARGET:-arm64-bench}
 export PATH="$top/tests/qemu/bin:$PATH"
-n=${BENCH_ITS_N:-200}
+n=${BENCH_ITS_N:-100}
+rounds=${BENCH_ITS_ROUNDS:-30}
+boots=${BENCH_ITS_BOOTS:-3}
 ways="rust c"
 rc=0
 cmds="int clear discard sync mapd mapc mapi mapti inv invall movall movi"
 
-for way in $ways; do
-	rm -f "$out/$target/bench-its-$way.log"
-done
-for way in $ways; do
-	log=$out/$target/bench-its-$way.log
-	targs=()
-	for c in $cmds; do targs+=(-trace "gicv3_its_cmd_$c"); done
-	echo "== bench its $way"
-	MACHINE=arm64-icount APPEND="irqchip.gicv3=rust irqchip.gicv3_its=$way irqrs.itsbench=1 irqrs.itsbench_n=$n" \
-		timeout "${BENCH_TIMEOUT:-900}" bash "$top/tests/boot/qemu.sh" "$target" "${targs[@]}" \
-		</dev/null >"$log" 2>&1 || { echo "bench: QEMU failed, its=$way (log: $log)"; rc=1; }
+rm -f "$out/$target"/bench-its-*.log
+targs=()
+for c in $cmds; do targs+=(-trace "gicv3_its_cmd_$c"); done
+for i in $(seq "$boots"); do
+	for way in $ways; do
+		log=$out/$target/bench-its-$way-$i.log
+		echo "== bench its $way ($i of $boots)"
+		MACHINE=arm64-icount APPEND="irqchip.gicv3=rust irqchip.gicv3_its=$way irqrs.itsbench=1 irqrs.itsbench_n=$n irqrs.itsbench_rounds=$rounds" \
+			timeout "${BENCH_TIMEOUT:-900}" bash "$top/tests/boot/qemu.sh" "$target" "${targs[@]}" \
+			</dev/null >"$log" 2>&1 || { echo "bench: QEMU failed, its=$way (log: $log)"; rc=1; }
+	done
 done
 
-python3 - "$out/$target" "$n" <<'PY' || rc=1
-import re, sys
-out, n = sys.argv[1], int(sys.argv[2])
+python3 - "$out/$target" "$boots" <<'PY' || rc=1
+import re, statistics, sys
+out, boots = sys.argv[1], int(sys.argv[2])
 ways = ("rust", "c")
 names = {"rust": "Rust ITS", "c": "C ITS"}
 fails = []
 
-def parse(way):
-    log = open(f"{out}/bench-its-{way}.log", errors="replace").read()
-    d = {"log": log}
-    # Per loop: (triggers, handled, ns) of its fastest round; every round must be handled whole.
-    for m in re.finditer(r"@@@ itsbench (\w+) irq (\S+) triggers (\d+) handled (-?\d+) ns (\d+)", log):
-        k, t, h, ns = m.group(1), int(m.group(3)), int(m.group(4)), int(m.group(5))
-        if k != "null" and h != t:
-            d.setdefault("lost", []).append(f"{k}: {h} of {t}")
-        if k not in d or ns < d[k][2]:
-            d[k] = (t, h if k == "null" else t, ns)
-    m = re.search(r"@@@ itsbench vectors (\d+)", log)
-    d["vectors"] = int(m.group(1)) if m else 0
-    # The commands of each phase: the probe to user space (device set-up), the injections, the
-    # moves.
-    def between(a, b):
-        i, j = log.find(a), log.find(b)
-        return log[i:j] if 0 <= i < j else ""
-    def count(text):
-        c = {}
-        for m in re.finditer(r"gicv3_its_cmd_(\w+)", text):
-            c[m.group(1)] = c.get(m.group(1), 0) + 1
-        return c
-    d["setup"] = count(between("Booting Linux", "@@@ userspace reached"))
-    d["inject"] = count(between("@@@ userspace reached", "@@@ itsbench lpi irq"))
-    d["moves"] = count(between("@@@ itsbench moves begin", "@@@ itsbench moves end"))
+def count(text):
+    c = {}
+    for m in re.finditer(r"gicv3_its_cmd_(\w+)", text):
+        c[m.group(1)] = c.get(m.group(1), 0) + 1
+    return c
+
+def add(a, b):
+    for k, v in b.items():
+        a[k] = a.get(k, 0) + v
+
+def parse(way, i):
+    name = f"bench-its-{way}-{i}.log"
+    log = open(f"{out}/{name}", errors="replace").read()
     want = "GICv3 (Rust): ITS @" if way == "rust" else "ITS@"
     if want not in log or ("Rust ITS," in log) != (way == "rust"):
-        fails.append(f"its={way}: not the {names[way]} (log: bench-its-{way}.log)")
+        fails.append(f"its={way}: not the {names[way]} ({name})")
+    d = {}
+    loops = {}
+    for m in re.finditer(r"@@@ itsbench (\w+) (nothing|trigger) irq (\S+) writes (\d+) "
+                         r"handled (-?\d+) ns (\d+)", log):
+        k, word, w, h, ns = m.group(1), m.group(2), int(m.group(4)), int(m.group(5)), int(m.group(6))
+        if word == "trigger" and h != w:
+            fails.append(f"its={way}: {k} injections lost, {h} of {w} handled ({name})")
+        loops.setdefault((k, word), []).append(ns / w)
+    for k in ("lpi", "spi"):
+        if (k, "trigger") not in loops or (k, "nothing") not in loops:
+            fails.append(f"its={way}: no {k} loops ({name})")
+            continue
+        d[k] = min(loops[(k, "trigger")]) - min(loops[(k, "nothing")])
+    i0, i1 = log.find("@@@ itsbench moves begin"), log.find("@@@ itsbench moves end")
+    moves = count(log[i0:i1]) if 0 <= i0 < i1 else {}
+    if moves.get("movi", 0) != 20:
+        fails.append(f"its={way}: {moves.get('movi', 0)} MOVI for 20 moves ({name})")
+    d["moves"] = moves
+    # Set-up (bind) and teardown (unbind) of the 64-vector device: the commands between the
+    # markers, and the fastest bind.
+    setup, teardown, binds, vecs = {}, {}, [], 0
+    marks = [(m.start(), m.group(0)) for m in
+             re.finditer(r"@@@ itsbench setup (begin|end vectors (\d+) ns (\d+))", log)]
+    prev_end = log.find("@@@ itsbench vectors")
+    for pos, text in marks:
+        if text.endswith("begin"):
+            if prev_end >= 0:
+                add(teardown, count(log[prev_end:pos]))
+            begin = pos
+        else:
+            m = re.match(r"@@@ itsbench setup end vectors (\d+) ns (\d+)", text)
+            v, ns = int(m.group(1)), int(m.group(2))
+            if v < 64:
+                fails.append(f"its={way}: a bind brought back {v} ITS vectors, not 64 ({name})")
+            add(setup, count(log[begin:pos]))
+            binds.append(ns)
+            vecs += v
+            prev_end = pos
+    if not binds:
+        fails.append(f"its={way}: no device set-up ({name})")
+    d["setup"] = {k: v / max(1, vecs) for k, v in setup.items()}
+    d["teardown"] = {k: v / max(1, vecs) for k, v in teardown.items()}
+    d["bind"] = min(binds) if binds else 0
+    d["vectors"] = vecs // max(1, len(binds))
     return d
 
-d = {w: parse(w) for w in ways}
-for w in ways:
-    for k in ("null", "lpi", "spi"):
-        if k not in d[w]:
-            fails.append(f"its={w}: no {k} line")
-    for lost in d[w].get("lost", []):
-        fails.append(f"its={w}: injections lost, {lost} handled")
-    if d[w]["moves"].get("movi", 0) != 20:
-        fails.append(f"its={w}: {d[w]['moves'].get('movi', 0)} MOVI for 20 moves")
+d = {w: [parse(w, i) for i in range(1, boots + 1)] for w in ways}
 if fails:
     print("\n".join("bench: " + f for f in fails))
     sys.exit(1)
 
-def per(w, k):
-    t, _, ns = d[w][k]
-    return (ns - d[w]["null"][2]) / t
+def med(w, k):
+    return statistics.median(x[k] for x in d[w])
 
-def fmt(c, div):
-    return ", ".join(f"{k.upper()} {v / div:.2f}" for k, v in sorted(c.items()))
+def ratios(k):
+    r = [a[k] / b[k] for a, b in zip(d["rust"], d["c"])]
+    return f"{med('rust', k) / med('c', k):.3f} ({min(r):.3f}-{max(r):.3f})"
+
+def fmt(c):
+    return ", ".join(f"{k.upper()} {v:.2f}" for k, v in sorted(c.items()))
 
 print(f"GICv3 ITS, Rust against C on the same kernel (Rust root; QEMU -icount shift=0: guest "
-      f"instructions), the fastest of 5 rounds of {n} injections each, the loop alone "
-      f"subtracted:\n")
-print("| | Rust ITS | C ITS | Rust / C |")
+      f"instructions), {boots} boots per way; per boot the fastest of the rounds; the median "
+      f"of the boots, and the range of the per-boot Rust / C ratios:\n")
+print("| | Rust ITS | C ITS | Rust / C (range) |")
 print("|---|---|---|---|")
 for k, what in (("lpi", "instructions per LPI injected (INT) and handled"),
-                ("spi", "instructions per SPI injected and handled (reference)")):
-    r, c = per("rust", k), per("c", k)
-    print(f"| {what} | {r:.0f} | {c:.0f} | {r / c:.3f} |")
-print(f"| LPI against the SPI of the same boot | {per('rust', 'lpi') / per('rust', 'spi'):.3f} | "
-      f"{per('c', 'lpi') / per('c', 'spi'):.3f} | "
-      f"{(per('rust', 'lpi') / per('rust', 'spi')) / (per('c', 'lpi') / per('c', 'spi')):.3f} |")
-for k, what, div in (("inject", "ITS commands per LPI injection", n),
-                     ("moves", "ITS commands per affinity move", 20)):
-    print(f"| {what} | {fmt(d['rust'][k], div)} | {fmt(d['c'][k], div)} | "
-          f"{sum(d['rust'][k].values()) / max(1, sum(d['c'][k].values())):.2f} |")
-v = {w: max(1, d[w]["vectors"]) for w in ways}
-print(f"| ITS commands to user space per MSI-X vector ({v['rust']} / {v['c']} vectors) | "
-      f"{fmt(d['rust']['setup'], v['rust'])} | {fmt(d['c']['setup'], v['c'])} | "
-      f"{(sum(d['rust']['setup'].values()) / v['rust']) / (sum(d['c']['setup'].values()) / v['c']):.2f} |")
+                ("spi", "instructions per SPI injected and handled (reference: the same code)")):
+    print(f"| {what} | {med('rust', k):.0f} | {med('c', k):.0f} | {ratios(k)} |")
+v = d["rust"][0]["vectors"]
+print(f"| instructions to bind a device with {v} MSI-X vectors (set-up) | "
+      f"{med('rust', 'bind'):.0f} | {med('c', 'bind'):.0f} | {ratios('bind')} |")
+for k, what in (("moves", "ITS commands per affinity move (20 moves)"),
+                ("setup", "ITS commands per vector, set-up (bind)"),
+                ("teardown", "ITS commands per vector, teardown (unbind)")):
+    r, c = d["rust"][0][k], d["c"][0][k]
+    div = 20 if k == "moves" else 1
+    r = {a: b / div for a, b in r.items()}
+    c = {a: b / div for a, b in c.items()}
+    print(f"| {what} | {fmt(r)} | {fmt(c)} | {sum(r.values()) / max(1e-9, sum(c.values())):.2f} |")
 PY
 exit $rc

@@ -489,10 +489,7 @@ impl<T: DomainOps> Allocator<'_, T> {
     ///
     /// Returns `EINVAL` for a `virq` outside the allocation.
     pub fn set_handle_enforce_irqctx(&self, virq: u32) -> Result {
-        // SAFETY: `set_state` passes the live `irq_data` of an interrupt being allocated.
-        self.set_state(virq, |d| unsafe {
-            bindings::irqd_set_handle_enforce_irqctx(d)
-        })
+        self.set_states(virq, &[IrqdState::HandleEnforceIrqctx])
     }
 
     /// Marks `virq` as masked by its active state (`irqd_set_masked_by_active`): between its
@@ -517,14 +514,28 @@ impl<T: DomainOps> Allocator<'_, T> {
     ///
     /// Returns `EINVAL` for a `virq` outside the allocation.
     pub fn set_single_target(&self, virq: u32) -> Result {
-        // SAFETY: `set_state` passes the live `irq_data` of an interrupt being allocated.
-        self.set_state(virq, |d| unsafe { bindings::irqd_set_single_target(d) })
+        self.set_states(virq, &[IrqdState::SingleTarget])
     }
 
-    /// Calls `set` (an `irqd_set_*()` helper) with the `irq_data` of `virq` at this level, which
-    /// is live and being allocated: `EINVAL` for a `virq` outside the allocation.
-    fn set_state(&self, virq: u32, set: impl FnOnce(*mut bindings::irq_data)) -> Result {
-        set(self.level_data(virq)?);
+    /// Sets each of `states` on `virq` at this level (`irqd_set_*()`), with one lookup of its
+    /// `irq_data`.
+    ///
+    /// Returns `EINVAL` for a `virq` outside the allocation.
+    pub fn set_states(&self, virq: u32, states: &[IrqdState]) -> Result {
+        let d = self.level_data(virq)?;
+        for s in states {
+            // SAFETY: `d` is the live `irq_data` of an interrupt being allocated.
+            unsafe {
+                match s {
+                    IrqdState::SingleTarget => bindings::irqd_set_single_target(d),
+                    IrqdState::HandleEnforceIrqctx => bindings::irqd_set_handle_enforce_irqctx(d),
+                    IrqdState::AffinityOnActivate => bindings::irqd_set_affinity_on_activate(d),
+                    IrqdState::ResendWhenInProgress => {
+                        bindings::irqd_set_resend_when_in_progress(d)
+                    }
+                }
+            }
+        }
         Ok(())
     }
 
@@ -557,29 +568,6 @@ impl<T: DomainOps> Allocator<'_, T> {
         let d = self.level_data(virq)?;
         // SAFETY: `d` is the live `irq_data` of an interrupt being allocated or freed.
         Ok(unsafe { (*d).hwirq })
-    }
-
-    /// Marks `virq` to be resent when it fires while its handler still runs on another CPU
-    /// (`irqd_set_resend_when_in_progress()`): an interrupt whose affinity moves without an
-    /// active state to hold it back, such as a GICv3 LPI, would otherwise be lost then.
-    ///
-    /// Returns `EINVAL` for a `virq` outside the allocation.
-    pub fn set_resend_when_in_progress(&self, virq: u32) -> Result {
-        // SAFETY: `set_state` passes the live `irq_data` of an interrupt being allocated.
-        self.set_state(virq, |d| unsafe {
-            bindings::irqd_set_resend_when_in_progress(d)
-        })
-    }
-
-    /// Marks `virq`'s affinity to be applied when it is activated
-    /// (`irqd_set_affinity_on_activate()`): an affinity set before then is only recorded.
-    ///
-    /// Returns `EINVAL` for a `virq` outside the allocation.
-    pub fn set_affinity_on_activate(&self, virq: u32) -> Result {
-        // SAFETY: `set_state` passes the live `irq_data` of an interrupt being allocated.
-        self.set_state(virq, |d| unsafe {
-            bindings::irqd_set_affinity_on_activate(d)
-        })
     }
 
     /// Allocates the parent domain's level of `nr` interrupts at `virq`, for the parent's
@@ -932,6 +920,25 @@ struct DomainState {
     boxed: Mutex<KVec<BoxedData>>,
 }
 
+/// A state bit of an interrupt's `irq_data` that the domain allocating it sets
+/// ([`Allocator::set_states`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IrqdState {
+    /// Routed to a single CPU at a time (`irqd_set_single_target()`).
+    SingleTarget,
+    /// Handled only from its own interrupt context (`irqd_set_handle_enforce_irqctx()`):
+    /// software retriggers, which would break a controller's acknowledge/EOI order (the GIC's),
+    /// are refused by genirq.
+    HandleEnforceIrqctx,
+    /// Its affinity is applied when it is activated (`irqd_set_affinity_on_activate()`); one
+    /// set before then is only recorded.
+    AffinityOnActivate,
+    /// Resent when it fires while its handler still runs on another CPU
+    /// (`irqd_set_resend_when_in_progress()`): an interrupt whose affinity moves without an
+    /// active state to hold it back, such as a GICv3 LPI, would otherwise be lost then.
+    ResendWhenInProgress,
+}
+
 /// Per-interrupt chip data installed by [`Allocator::set_info_boxed`].
 ///
 /// # Invariants
@@ -963,6 +970,15 @@ struct DeferredRelease {
     _owner: Option<ModuleRef>,
 }
 
+impl DeferredRelease {
+    /// Drops the data now: a grace period has elapsed since it was taken from the registry.
+    fn release_elapsed(&mut self) {
+        while let Some(e) = self.boxed.pop() {
+            e.release();
+        }
+    }
+}
+
 impl Drop for DeferredRelease {
     fn drop(&mut self) {
         if self.boxed.is_empty() {
@@ -970,10 +986,42 @@ impl Drop for DeferredRelease {
         }
         // SAFETY: Process context (a work item, or the caller's).
         unsafe { bindings::synchronize_rcu() };
-        while let Some(e) = self.boxed.pop() {
-            e.release();
-        }
+        self.release_elapsed();
     }
+}
+
+/// A [`DeferredRelease`] queued behind an RCU grace period (`queue_rcu_work()`): RCU batches
+/// the grace periods of all its callbacks, so that freeing the 64 vectors of a device waits for
+/// about one grace period, not one per vector as a work item calling `synchronize_rcu()` each
+/// would.
+///
+/// # Invariants
+///
+/// `rwork` is initialised (`INIT_RCU_WORK()`) with [`rcu_release_work`] as its function, and is
+/// the first field: the `work_struct` it passes points to the whole `RcuRelease`.
+#[repr(C)]
+struct RcuRelease {
+    rwork: Opaque<bindings::rcu_work>,
+    d: DeferredRelease,
+}
+
+const _: () = assert!(core::mem::offset_of!(RcuRelease, rwork) == 0);
+const _: () = assert!(core::mem::offset_of!(bindings::rcu_work, work) == 0);
+
+/// The function of an [`RcuRelease`]'s work item, run in process context after the grace
+/// period: drops the data, then (`RcuRelease`'s fields) the module reference; the workqueue
+/// allows a work item to free itself.
+///
+/// # Safety
+///
+/// `work` is the `work_struct` of an `RcuRelease` leaked from a `KBox` and queued with
+/// `queue_rcu_work()`, run once.
+unsafe extern "C" fn rcu_release_work(work: *mut bindings::work_struct) {
+    // SAFETY: `work` is the first field of `rwork`, the first field of an `RcuRelease` from
+    // `KBox::into_raw()` (type invariant, the function's safety requirements), which nothing
+    // else uses any more.
+    let mut r = unsafe { KBox::from_raw(work.cast::<RcuRelease>()) };
+    r.d.release_elapsed();
 }
 
 /// Whether the MSI message of the interrupt can be composed, as far as level `irqd` decides: `true`
@@ -1093,20 +1141,35 @@ fn module_live(_module: &crate::ThisModule) -> bool {
     true
 }
 
-/// The work item of [`release_after_grace_period`]: not generic, so that the closure and the work
-/// item's code are the `kernel` crate's, never a module's: the module reference is dropped last
-/// (`DeferredRelease`'s fields), after which the worker runs no code of the module. One
-/// instance, so one lock class for `try_spawn()`'s work item. Inline if `d` holds no module
-/// reference (the module is being unloaded) or the work item cannot be allocated.
+/// Queues [`release_after_grace_period`]'s release behind a grace period ([`RcuRelease`]): not
+/// generic, so that the work item's code is the `kernel` crate's, never a module's: the module
+/// reference is dropped last (`DeferredRelease`'s fields), after which the worker runs no code
+/// of the module. One instance, so one lock class for the work item. Inline if `d` holds no
+/// module reference (the module is being unloaded) or the work item cannot be allocated.
 #[inline(never)]
 fn spawn_release(d: DeferredRelease) {
     if d._owner.is_none() {
         drop(d);
         return;
     }
-    // SAFETY: `system_dfl_wq` is a C global, always available.
-    let wq = unsafe { crate::workqueue::Queue::from_raw(bindings::system_dfl_wq) };
-    let _ = wq.try_spawn(GFP_KERNEL, move || drop(d));
+    // Without memory for it, `KBox::new` drops `d`, which waits for the grace period here, in
+    // process context.
+    let Ok(r) = KBox::new(
+        RcuRelease {
+            rwork: Opaque::uninit(),
+            d,
+        },
+        GFP_KERNEL,
+    ) else {
+        return;
+    };
+    let r = KBox::into_raw(r);
+    // SAFETY: `r` is a live allocation; `rwork` is initialised once, before it is queued.
+    unsafe { bindings::init_rcu_work((*r).rwork.get(), Some(rcu_release_work)) };
+    // INVARIANT: `rwork` is initialised with `rcu_release_work` and is the first field.
+    // SAFETY: `system_dfl_wq` is a C global, always available; `rwork` is initialised, queued
+    // once, and lives until `rcu_release_work` frees it.
+    unsafe { bindings::queue_rcu_work(bindings::system_dfl_wq, (*r).rwork.get()) };
 }
 
 /// Drops a `KBox<D>` from its raw pointer.

@@ -270,10 +270,10 @@ pub(crate) const POLLS: u32 = 1_000_000;
 /// the queue memory and the `GITS_CWRITER`/`GITS_CREADR` registers; KUnit's fakes model an ITS
 /// that executes, lags or stalls.
 pub(crate) trait QueueRegs {
-    /// Writes `cmd` (already little-endian) into slot `slot` of the queue memory, and makes it
+    /// Writes `cmd` into slot `slot` of the queue memory, little-endian, and makes it
     /// observable by the ITS (`its_flush_cmd()`: `dsb(ishst)`, or a clean to the point of
     /// coherency on an ITS that does not snoop).
-    fn write_slot(&mut self, slot: usize, cmd: [u64; 4]);
+    fn write_slot(&mut self, slot: usize, cmd: &Command);
     /// `GITS_CREADR`: the read offset in bits 19:5, Stalled in bit 0.
     fn creadr(&mut self) -> u64;
     /// Writes `GITS_CWRITER` (the write offset in bits 19:5).
@@ -349,8 +349,48 @@ impl CmdQueue {
         Ok(rd)
     }
 
-    /// Queues `cmds`, tells the ITS (`GITS_CWRITER`), and waits until it has read them all:
-    /// `its_send_single_command()` for a batch. A full queue is waited on as C does (one slot
+    /// Waits for a free slot in a full queue (`its_queue_full()`), first posting what the batch
+    /// has queued so far (`posted` follows), within the batch's budget of `polls`; returns the
+    /// free slots. On an error the write index goes back to what the ITS was given.
+    #[cold]
+    #[inline(never)]
+    fn wait_for_room(
+        &mut self,
+        regs: &mut impl QueueRegs,
+        seen: &mut Progress,
+        posted: &mut usize,
+        polls: &mut u32,
+    ) -> Result<usize> {
+        loop {
+            let rd = match self.observe(regs, seen) {
+                Ok(rd) => rd,
+                Err(e) => {
+                    // INVARIANT: back to what the ITS was given, within the queue.
+                    self.write = *posted;
+                    return Err(e);
+                }
+            };
+            let room = (rd + self.slots - self.write - 1) % self.slots;
+            if room != 0 {
+                return Ok(room);
+            }
+            if *posted != self.write {
+                regs.set_cwriter(self.cwriter());
+                *posted = self.write;
+            }
+            *polls = polls.saturating_sub(1);
+            if *polls == 0 {
+                pr_err!("ITS queue not draining\n");
+                // INVARIANT: everything queued is posted; the index stays.
+                return Err(ETIMEDOUT);
+            }
+            regs.relax();
+        }
+    }
+
+    /// Queues `cmds`, then `sync` (the SYNC that ends a batch, if any), tells the ITS
+    /// (`GITS_CWRITER`), and waits until it has read them all: `its_send_single_command()` for a
+    /// batch. A full queue is waited on as C does (one slot
     /// always stays free, so that full and empty differ), after posting what the batch has
     /// queued so far so that the ITS starts on it. One budget of polls ([`POLLS`], 1 us apart)
     /// bounds the whole call.
@@ -359,8 +399,14 @@ impl CmdQueue {
     /// `ETIMEDOUT` if the ITS does not make room or does not reach the batch's end in time,
     /// `EIO` if it stalls. After an error the write index is what the ITS was last given:
     /// commands queued but not posted are dropped, never run by a later call.
-    pub(crate) fn send(&mut self, regs: &mut impl QueueRegs, cmds: &[Command]) -> Result {
-        if cmds.is_empty() || cmds.len() >= self.slots {
+    pub(crate) fn send<R: QueueRegs>(
+        &mut self,
+        regs: &mut R,
+        cmds: &[Command],
+        sync: Option<Command>,
+    ) -> Result {
+        let len = cmds.len() + usize::from(sync.is_some());
+        if len == 0 || len >= self.slots {
             return Err(EINVAL);
         }
         let start = self.read_index(regs.creadr())?;
@@ -369,44 +415,28 @@ impl CmdQueue {
             done: 0,
         };
         // Commands still unread from before, then this batch.
-        let target = (self.write + self.slots - start) % self.slots + cmds.len();
+        let target = (self.write + self.slots - start) % self.slots + len;
         let mut polls = self.polls;
         // The write index the ITS was last given.
         let mut posted = self.write;
         // Free slots as the first read saw them (one always stays free): a batch that fits is
         // queued without reading `GITS_CREADR` again.
         let mut room = (start + self.slots - self.write - 1) % self.slots;
-        for cmd in cmds {
-            // Room for one more: `its_queue_full()`.
-            while room == 0 {
-                let rd = match self.observe(regs, &mut seen) {
-                    Ok(rd) => rd,
-                    Err(e) => {
-                        // INVARIANT: back to what the ITS was given, within the queue.
-                        self.write = posted;
-                        return Err(e);
-                    }
-                };
-                room = (rd + self.slots - self.write - 1) % self.slots;
-                if room != 0 {
-                    break;
-                }
-                if posted != self.write {
-                    regs.set_cwriter(self.cwriter());
-                    posted = self.write;
-                }
-                polls = polls.saturating_sub(1);
-                if polls == 0 {
-                    pr_err!("ITS queue not draining\n");
-                    // INVARIANT: everything queued is posted; the index stays.
-                    return Err(ETIMEDOUT);
-                }
-                regs.relax();
+        let mut put = |q: &mut Self, regs: &mut R, cmd: &Command| -> Result {
+            if room == 0 {
+                room = q.wait_for_room(regs, &mut seen, &mut posted, &mut polls)?;
             }
-            regs.write_slot(self.write, cmd.to_le());
+            regs.write_slot(q.write, cmd);
             // INVARIANT: wraps to 0 at `slots`.
-            self.write = (self.write + 1) % self.slots;
+            q.write = (q.write + 1) % q.slots;
             room -= 1;
+            Ok(())
+        };
+        for cmd in cmds {
+            put(self, regs, cmd)?;
+        }
+        if let Some(cmd) = &sync {
+            put(self, regs, cmd)?;
         }
         regs.set_cwriter(self.cwriter());
 
@@ -593,8 +623,8 @@ mod tests {
     }
 
     impl QueueRegs for FakeIts {
-        fn write_slot(&mut self, slot: usize, cmd: [u64; 4]) {
-            self.mem[slot] = cmd;
+        fn write_slot(&mut self, slot: usize, cmd: &Command) {
+            self.mem[slot] = cmd.to_le();
         }
 
         fn creadr(&mut self) -> u64 {
@@ -648,11 +678,13 @@ mod tests {
             batch.push(inv, GFP_KERNEL)?;
         }
         batch.push(sync, GFP_KERNEL)?;
-        q.send(&mut its, &batch)?;
+        q.send(&mut its, &batch, None)?;
         assert_eq!(q.cwriter(), 100 * 32);
+        // The SYNC given apart ends the batch, in one write of `GITS_CWRITER`.
         batch.truncate(49);
-        batch.push(sync, GFP_KERNEL)?;
-        q.send(&mut its, &batch)?;
+        let writes = its.cwriter_writes;
+        q.send(&mut its, &batch, Some(sync))?;
+        assert_eq!(its.cwriter_writes, writes + 1);
         assert_eq!(q.cwriter(), (150 % 128) * 32);
         assert_eq!(its.executed.len(), 150);
         assert_eq!(its.executed[99], 0x05);
@@ -672,10 +704,14 @@ mod tests {
         for _ in 0..128 {
             batch.push(inv, GFP_KERNEL)?;
         }
-        assert_eq!(q.send(&mut its, &batch), Err(EINVAL));
+        assert_eq!(q.send(&mut its, &batch, None), Err(EINVAL));
+        // The SYNC counts: 127 and a SYNC are as many; nothing at all is no batch.
+        let sync = Command::sync(&t, Target::ProcessorNumber(0))?;
+        assert_eq!(q.send(&mut its, &batch[..127], Some(sync)), Err(EINVAL));
+        assert_eq!(q.send(&mut its, &[], None), Err(EINVAL));
         // 127 commands fill an empty queue but for the slot kept free: one post.
         batch.truncate(127);
-        q.send(&mut its, &batch)?;
+        q.send(&mut its, &batch, None)?;
         assert_eq!((its.cwriter_writes, its.executed.len()), (1, 127));
         // 100 commands the ITS does not read in time are left in the queue; 127 more then do
         // not fit before an ITS reading one command every 4 polls has read them: what is queued
@@ -683,10 +719,10 @@ mod tests {
         // and the wait covers the 100 left over as well.
         its.rate = 0;
         q.polls = 100;
-        assert_eq!(q.send(&mut its, &batch[..100]), Err(ETIMEDOUT));
+        assert_eq!(q.send(&mut its, &batch[..100], None), Err(ETIMEDOUT));
         (its.rate, its.every) = (1, 4);
         q.polls = 10_000;
-        q.send(&mut its, &batch)?;
+        q.send(&mut its, &batch, None)?;
         assert!(its.cwriter_writes > 3);
         assert_eq!(its.executed.len(), 127 + 100 + 127);
         assert_eq!(its.read, its.write);
@@ -705,20 +741,20 @@ mod tests {
             Command::discard(&t, 1, 1)?,
             Command::inv(&t, 1, 2)?,
         ];
-        assert_eq!(q.send(&mut its, &batch), Err(EIO));
+        assert_eq!(q.send(&mut its, &batch, None), Err(EIO));
         assert_eq!(its.executed.len(), 1);
 
         // A stall seen in the wait: `EIO`, the batch posted (it fitted the room the first read
         // showed: no read while queuing); once the ITS goes on it runs the batch, then the next.
         let mut q = CmdQueue::new(4096)?;
         let mut its = FakeIts::new(q.slots(), 1)?;
-        q.send(&mut its, &batch[..1])?;
+        q.send(&mut its, &batch[..1], None)?;
         // The first read (the start) passes, the second (the wait) finds the ITS stalled.
         its.stall_at = Some(its.calls + 2);
-        assert_eq!(q.send(&mut its, &batch[..2]), Err(EIO));
+        assert_eq!(q.send(&mut its, &batch[..2], None), Err(EIO));
         assert_eq!(q.cwriter(), 96);
         (its.stalled, its.stall_at) = (false, None);
-        q.send(&mut its, &batch[2..])?;
+        q.send(&mut its, &batch[2..], None)?;
         assert_eq!(&its.executed[..], &[0x0c, 0x0c, 0x0f, 0x0c]);
 
         // A stall seen while waiting for room: what was queued and not posted is dropped, and
@@ -731,14 +767,14 @@ mod tests {
             fill.push(batch[0], GFP_KERNEL)?;
         }
         // All but one usable slot, posted; the ITS reads nothing: the wait times out.
-        assert_eq!(q.send(&mut its, &fill), Err(ETIMEDOUT));
+        assert_eq!(q.send(&mut its, &fill, None), Err(ETIMEDOUT));
         assert_eq!(q.cwriter(), 126 * 32);
         // The first DISCARD takes the last slot, the second waits for room and sees the stall.
         its.stall_at = Some(its.calls + 2);
-        assert_eq!(q.send(&mut its, &[batch[1], batch[1]]), Err(EIO));
+        assert_eq!(q.send(&mut its, &[batch[1], batch[1]], None), Err(EIO));
         assert_eq!(q.cwriter(), 126 * 32);
         (its.stalled, its.stall_at, its.rate) = (false, None, 200);
-        q.send(&mut its, &batch[2..])?;
+        q.send(&mut its, &batch[2..], None)?;
         assert_eq!(its.executed.len(), 127);
         assert!(its.executed.iter().all(|op| *op == 0x0c));
 
@@ -746,7 +782,7 @@ mod tests {
         let mut q = CmdQueue::new(4096)?;
         q.polls = 1000;
         let mut its = FakeIts::new(q.slots(), 0)?;
-        assert_eq!(q.send(&mut its, &batch[..1]), Err(ETIMEDOUT));
+        assert_eq!(q.send(&mut its, &batch[..1], None), Err(ETIMEDOUT));
         assert_eq!(its.relaxes, 999);
         // Nor does a full queue that never drains.
         let mut q = CmdQueue::new(4096)?;
@@ -756,8 +792,8 @@ mod tests {
         for _ in 0..127 {
             full.push(batch[0], GFP_KERNEL)?;
         }
-        assert_eq!(q.send(&mut its, &full[..100]), Err(ETIMEDOUT));
-        assert_eq!(q.send(&mut its, &full[..50]), Err(ETIMEDOUT));
+        assert_eq!(q.send(&mut its, &full[..100], None), Err(ETIMEDOUT));
+        assert_eq!(q.send(&mut its, &full[..50], None), Err(ETIMEDOUT));
         assert_eq!(its.write, 127);
         // C's queue: 2048 commands.
         assert_eq!(CmdQueue::new(QUEUE_BYTES)?.slots(), 2048);

@@ -54,6 +54,7 @@ use kernel::{
     cpu::CpuId,
     cpumask::Cpumask,
     io::{
+        io_project,
         poll::read_poll_timeout_atomic,
         Io, //
     },
@@ -70,6 +71,7 @@ use kernel::{
         Domain,
         DomainOps,
         IrqData,
+        IrqdState,
         MsiAllocInfo,
         MsiDoorbell,
         MsiMsg,
@@ -137,13 +139,16 @@ struct LiveQueue<'a> {
 }
 
 impl QueueRegs for LiveQueue<'_> {
-    fn write_slot(&mut self, slot: usize, cmd: [u64; 4]) {
-        // The slot lies in the queue (`CmdQueue` invariant: `slot < slots`, 32 bytes each); the
-        // ITS reads it once `GITS_CWRITER` is written with `writeq()`, whose barrier orders
-        // these writes before it (`its_flush_cmd()`'s `dsb(ishst)` before C's relaxed write).
-        for (i, w) in cmd.iter().enumerate() {
-            let _ = self.mem.io().try_write64(*w, slot * 32 + i * 8);
-        }
+    fn write_slot(&mut self, slot: usize, cmd: &Command) {
+        // The slot lies in the queue (`CmdQueue` invariant: `slot < slots`, 32 bytes each): the
+        // bounds check cannot fail. The ITS reads it once `GITS_CWRITER` is written with
+        // `writeq()`, whose barrier orders this write before it (`its_flush_cmd()`'s
+        // `dsb(ishst)` before C's relaxed write).
+        let q = self.mem.io_slice::<[u64; 4]>();
+        let _ = (|| -> Result {
+            io_project!(q, [try: slot]).copy_write(cmd.to_le());
+            Ok(())
+        })();
     }
 
     fn creadr(&mut self) -> u64 {
@@ -238,32 +243,20 @@ impl Its {
     /// Sends `cmds`, then a SYNC to `sync`'s redistributor if given: one batch under the queue
     /// lock. Never sleeps.
     fn send(&self, cmds: &[Command], sync: Option<CpuId>) -> Result {
-        let n = cmds.len();
-        let first = *cmds.first().ok_or(EINVAL)?;
-        // Filled from `cmds` and the SYNC (the filler is never sent).
-        let mut batch = [first; 4];
-        if n >= batch.len() {
-            return Err(EINVAL);
-        }
-        batch[..n].copy_from_slice(cmds);
-        let mut len = n;
-        if let Some(cpu) = sync {
-            batch[n] = Command::sync(&self.typer, self.target(cpu)?)?;
-            len += 1;
-        }
-        let mut q = self.queue.lock();
-        let q = &mut *q;
-        let mut regs = LiveQueue {
-            mem: &q.mem,
-            io: self.io,
+        let sync = match sync {
+            Some(cpu) => Some(Command::sync(&self.typer, self.target(cpu)?)?),
+            None => None,
         };
-        let r = q.state.send(&mut regs, &batch[..len]);
+        let r = self.queue.with_irqsave(|q| {
+            let mut regs = LiveQueue {
+                mem: &q.mem,
+                io: self.io,
+            };
+            q.state.send(&mut regs, cmds, sync)
+        });
         if let Err(e) = r {
-            pr_err!(
-                "ITS: command {:#x} failed ({})\n",
-                batch[0].opcode(),
-                e.to_errno()
-            );
+            let op = cmds.first().or(sync.as_ref()).map_or(0, Command::opcode);
+            pr_err!("ITS: command {:#x} failed ({})\n", op, e.to_errno());
         }
         r
     }
@@ -602,11 +595,15 @@ impl DomainOps for Its {
         let mut devs = self.devices.lock();
         let dev = devs.list.iter_mut().find(|d| d.id == id).ok_or(EINVAL)?;
         let block = nr.checked_next_power_of_two().ok_or(EINVAL)? as usize;
-        let len = dev.events.len();
-        let first = (0..len)
-            .step_by(block)
-            .find(|&e| e + block <= len && dev.events[e..e + block].iter().all(|s| s.is_none()))
-            .ok_or(ENOSPC)?;
+        // The first free naturally aligned block (`bitmap_find_free_region()`).
+        let mut first = 0;
+        loop {
+            let events = dev.events.get(first..first + block).ok_or(ENOSPC)?;
+            if events.iter().all(Option::is_none) {
+                break;
+            }
+            first += block;
+        }
         let mut done = 0;
         let r = (|| {
             for i in 0..nr {
@@ -631,11 +628,20 @@ impl DomainOps for Its {
                     let ev = state.clone();
                     try_init!(EventRef { ev }? Error)
                 })?;
-                alloc.set_single_target(virq + i)?;
-                alloc.set_affinity_on_activate(virq + i)?;
-                alloc.set_resend_when_in_progress(virq + i)?;
+                alloc.set_states(
+                    virq + i,
+                    &[
+                        IrqdState::SingleTarget,
+                        IrqdState::AffinityOnActivate,
+                        IrqdState::ResendWhenInProgress,
+                    ],
+                )?;
+                // Without a SYNC of its own, unlike C's: the ITS runs its commands in order,
+                // and the LPI, disabled in the property table, raises nothing until `unmask`,
+                // whose INV is followed by a SYNC to the redistributor the LPI then targets (as
+                // are an `INT`, a `MOVI` and the `DISCARD`). One SYNC per vector, not two.
                 let mapti = Command::mapti(&self.typer, id, event, hwirq, col)?;
-                if let Err(e) = self.send(&[mapti], Some(cpu)) {
+                if let Err(e) = self.send(&[mapti], None) {
                     // Posted and not seen to complete, the MAPTI may still run: undo it, and
                     // keep the event taken, never reused, if that fails too.
                     if let Ok(c) = Command::discard(&self.typer, id, event) {

@@ -193,6 +193,35 @@ impl PhysMem {
         // (type invariant).
         unsafe { SysMem::new(region) }
     }
+
+    /// The memory as a slice of `T`s, for volatile reads and writes of whole entries with one
+    /// bounds check each (`io_project!(mem.io_slice::<T>(), [try: i]).copy_write(v)`): a queue
+    /// of fixed-size commands, say. A tail shorter than a `T` is not part of the slice.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use kernel::{io::{io_project, Io}, irq::gic_v3::PhysMem};
+    ///
+    /// let mem = PhysMem::new(64)?;
+    /// let q = mem.io_slice::<[u64; 4]>();
+    /// assert_eq!(q.len(), mem.len() / 32);
+    /// io_project!(q, [try: 1]).copy_write([1, 2, 3, 4]);
+    /// assert_eq!(mem.io().try_read64(40)?, 2);
+    /// assert!((|| -> Result { Ok(io_project!(q, [try: q.len()]).copy_write([0; 4])) })().is_err());
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn io_slice<T: FromBytes + IntoBytes>(&self) -> SysMem<'_, [T]> {
+        const {
+            assert!(core::mem::size_of::<T>() != 0);
+            assert!(core::mem::align_of::<T>() <= crate::page::PAGE_SIZE);
+        }
+        let len = self.len() / core::mem::size_of::<T>();
+        let slice = core::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr().cast::<T>(), len);
+        // SAFETY: The allocation is valid and owned for as long as `self` is borrowed (type
+        // invariant); `len` `T`s fit in it; it is page-aligned, so aligned for `T`.
+        unsafe { SysMem::new(slice) }
+    }
 }
 
 impl Drop for PhysMem {
