@@ -8,9 +8,11 @@
 # of four loops of BENCH_ITS_N writes each to genirq's debugfs file of an interrupt, one open per
 # loop: "nothing" (ignored) and "trigger" (irq_set_irqchip_state(PENDING): an INT command for
 # virtio-rng's LPI, a GICD_ISPENDR write for the uart's SPI; the interrupt is taken before the
-# write returns) for the LPI, then for the SPI. A boot's figure for an interrupt is the fastest
-# "trigger" loop less the fastest "nothing" loop, per write: the injection and its handling. A
-# round lasts some 3 ms, shorter than a timer tick, so that the fastest rounds are tick-free.
+# write returns) for the LPI, then for the SPI, with CPU1 offline. QEMU counts the instructions
+# all vCPUs execute between consecutive writes (tests/bench/qemu-insn-window.c, a TCG plugin
+# built here with $HOSTCC, clang-22 unless set): a boot's figure for an interrupt is the median iteration of its
+# "trigger" loops less the median iteration of its "nothing" loops: the injection and its
+# handling, to the instruction (guest time under -icount also advances while a vCPU waits).
 # Then 20 affinity moves of the LPI between CPU1 and CPU0 (each must be one MOVI), and five
 # rounds of unbinding and binding again the virtio console, a device with 64 MSI-X vectors
 # through the ITS: the fastest bind (set-up) in guest instructions, and the ITS commands per
@@ -33,7 +35,14 @@ ways="rust c"
 rc=0
 cmds="int clear discard sync mapd mapc mapi mapti inv invall movall movi"
 
-rm -f "$out/$target"/bench-its-*.log
+rm -f "$out/$target"/bench-its-*.log "$out/$target"/bench-its-*.insns
+# The instruction counter (tests/bench/qemu-insn-window.c): all vCPUs' instructions between
+# consecutive entries of irq_debug_write(), the debugfs write of each loop iteration.
+plugin=$out/$target/qemu-insn-window.so
+${HOSTCC:-clang-22} -O2 -shared -fPIC -fvisibility=hidden -o "$plugin" "$top/tests/bench/qemu-insn-window.c" ||
+	{ echo "bench: cannot build the QEMU plugin"; exit 1; }
+pc=$(awk '$3 == "irq_debug_write" { print $1 }' "$out/$target/System.map")
+[ -n "$pc" ] || { echo "bench: no irq_debug_write in $out/$target/System.map"; exit 1; }
 targs=()
 for c in $cmds; do targs+=(-trace "gicv3_its_cmd_$c"); done
 for i in $(seq "$boots"); do
@@ -42,6 +51,7 @@ for i in $(seq "$boots"); do
 		echo "== bench its $way ($i of $boots)"
 		MACHINE=arm64-icount APPEND="irqchip.gicv3=rust irqchip.gicv3_its=$way irqrs.itsbench=1 irqrs.itsbench_n=$n irqrs.itsbench_rounds=$rounds" \
 			timeout "${BENCH_TIMEOUT:-900}" bash "$top/tests/boot/qemu.sh" "$target" "${targs[@]}" \
+			-plugin "file=$plugin,pc=0x$pc,out=${log%.log}.insns" \
 			</dev/null >"$log" 2>&1 || { echo "bench: QEMU failed, its=$way (log: $log)"; rc=1; }
 	done
 done
@@ -70,18 +80,26 @@ def parse(way, i):
     if want not in log or ("Rust ITS," in log) != (way == "rust"):
         fails.append(f"its={way}: not the {names[way]} ({name})")
     d = {}
-    loops = {}
+    # The loops in the order they ran, and the instructions between consecutive writes
+    # (qemu-insn-window): a loop of w writes owns the next w windows, the last of which runs
+    # into the next loop's set-up and is left out.
+    insns = [int(x) for x in open(f"{out}/{name[:-4]}.insns")]
+    loops, pos = {}, 0
     for m in re.finditer(r"@@@ itsbench (\w+) (nothing|trigger) irq (\S+) writes (\d+) "
                          r"handled (-?\d+) ns (\d+)", log):
-        k, word, w, h, ns = m.group(1), m.group(2), int(m.group(4)), int(m.group(5)), int(m.group(6))
+        k, word, w, h = m.group(1), m.group(2), int(m.group(4)), int(m.group(5))
         if word == "trigger" and h != w:
             fails.append(f"its={way}: {k} injections lost, {h} of {w} handled ({name})")
-        loops.setdefault((k, word), []).append(ns / w)
+        loops.setdefault((k, word), []).extend(insns[pos:pos + w - 1])
+        pos += w
+    if pos != len(insns) + 1:
+        fails.append(f"its={way}: {len(insns) + 1} debugfs writes counted, {pos} expected ({name})")
+        return d
     for k in ("lpi", "spi"):
-        if (k, "trigger") not in loops or (k, "nothing") not in loops:
+        if not loops.get((k, "trigger")) or not loops.get((k, "nothing")):
             fails.append(f"its={way}: no {k} loops ({name})")
             continue
-        d[k] = min(loops[(k, "trigger")]) - min(loops[(k, "nothing")])
+        d[k] = statistics.median(loops[(k, "trigger")]) - statistics.median(loops[(k, "nothing")])
     i0, i1 = log.find("@@@ itsbench moves begin"), log.find("@@@ itsbench moves end")
     moves = count(log[i0:i1]) if 0 <= i0 < i1 else {}
     if moves.get("movi", 0) != 20:
@@ -130,16 +148,17 @@ def ratios(k):
 def fmt(c):
     return ", ".join(f"{k.upper()} {v:.2f}" for k, v in sorted(c.items()))
 
-print(f"GICv3 ITS, Rust against C on the same kernel (Rust root; QEMU -icount shift=0: guest "
-      f"instructions), {boots} boots per way; per boot the fastest of the rounds; the median "
-      f"of the boots, and the range of the per-boot Rust / C ratios:\n")
+print(f"GICv3 ITS, Rust against C on the same kernel (Rust root; QEMU -icount shift=0), "
+      f"{boots} boots per way: guest instructions (all vCPUs) per injection, each boot's median "
+      f"iteration; guest time (ns) per bind, each boot's fastest; the median of the boots, and "
+      f"the range of the per-boot Rust / C ratios:\n")
 print("| | Rust ITS | C ITS | Rust / C (range) |")
 print("|---|---|---|---|")
 for k, what in (("lpi", "instructions per LPI injected (INT) and handled"),
                 ("spi", "instructions per SPI injected and handled (reference: the same code)")):
     print(f"| {what} | {med('rust', k):.0f} | {med('c', k):.0f} | {ratios(k)} |")
 v = d["rust"][0]["vectors"]
-print(f"| instructions to bind a device with {v} MSI-X vectors (set-up) | "
+print(f"| guest ns to bind a device with {v} MSI-X vectors (set-up) | "
       f"{med('rust', 'bind'):.0f} | {med('c', 'bind'):.0f} | {ratios('bind')} |")
 for k, what in (("moves", "ITS commands per affinity move (20 moves)"),
                 ("setup", "ITS commands per vector, set-up (bind)"),

@@ -125,8 +125,9 @@ impl IrqData {
     /// Returns the [`IrqData`] of the parent level in a domain hierarchy, if there is one.
     #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
     pub fn parent(&self) -> Option<&IrqData> {
+        // A volatile read (`READ_ONCE()`): a level can be disconnected or reset concurrently.
         // SAFETY: `self.0` is valid (type invariant).
-        let parent = unsafe { (*self.as_raw()).parent_data };
+        let parent = unsafe { core::ptr::read_volatile(&raw const (*self.as_raw()).parent_data) };
         if parent.is_null() {
             None
         } else {
@@ -242,11 +243,9 @@ impl IrqData {
     pub(crate) fn eoi_parent(&self) -> Result {
         // `irq_chip_eoi_parent()` without its second walk to the parent: a hot path, every
         // interrupt of a level whose EOI is its parent's.
-        let (parent, chip) = self.parent_chip(|c| c.irq_eoi.is_some())?;
-        if let Some(eoi) = chip.irq_eoi {
-            // SAFETY: `parent.0` is the valid parent level, whose chip's `irq_eoi` this is.
-            unsafe { eoi(parent.as_raw()) };
-        }
+        let (parent, eoi) = self.parent_op(|c| c.irq_eoi)?;
+        // SAFETY: `parent.0` is the valid parent level, whose chip's `irq_eoi` this is.
+        unsafe { eoi(parent.as_raw()) };
         Ok(())
     }
 
@@ -258,31 +257,29 @@ impl IrqData {
 
     #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
     fn parent_has(&self, has: impl Fn(&bindings::irq_chip) -> bool) -> Result {
-        self.parent_chip(has).map(|_| ())
+        self.parent_op(|c| has(c).then_some(())).map(|_| ())
     }
 
-    /// The parent level and its chip, if it exists with a chip for which `has` holds:
-    /// `ENODEV` otherwise.
+    /// The parent level and what `op` finds in its chip (a callback), if the level exists with
+    /// a chip and `op` finds it: `ENODEV` otherwise.
     #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
-    fn parent_chip(
+    fn parent_op<F>(
         &self,
-        has: impl Fn(&bindings::irq_chip) -> bool,
-    ) -> Result<(&IrqData, &bindings::irq_chip)> {
+        op: impl FnOnce(&bindings::irq_chip) -> Option<F>,
+    ) -> Result<(&IrqData, F)> {
         let parent = self.parent().ok_or(ENODEV)?;
+        // A volatile read (`READ_ONCE()`): the level can be disconnected concurrently.
         // SAFETY: `parent.0` is valid (type invariant).
-        let chip = unsafe { (*parent.as_raw()).chip };
+        let chip = unsafe { core::ptr::read_volatile(&raw const (*parent.as_raw()).chip) };
         // A level disconnected from the hierarchy (`irq_domain_disconnect_hierarchy()`) has an
         // error pointer as its chip.
         if chip.is_null() || (chip as usize) > usize::MAX - (bindings::MAX_ERRNO as usize) {
             return Err(ENODEV);
         }
         // SAFETY: A chip of an allocated interrupt that is neither null nor an error pointer
-        // points to a live `irq_chip`, for as long as the interrupt (and so `self`).
-        let chip = unsafe { &*chip };
-        if !has(chip) {
-            return Err(ENODEV);
-        }
-        Ok((parent, chip))
+        // points to a live `irq_chip` (chips outlive the interrupts they are installed on).
+        let found = op(unsafe { &*chip }).ok_or(ENODEV)?;
+        Ok((parent, found))
     }
 }
 

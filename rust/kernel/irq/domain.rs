@@ -997,16 +997,17 @@ impl Drop for DeferredRelease {
 ///
 /// # Invariants
 ///
-/// `rwork` is initialised (`INIT_RCU_WORK()`) with [`rcu_release_work`] as its function, and is
-/// the first field: the `work_struct` it passes points to the whole `RcuRelease`.
-#[repr(C)]
+/// `rwork` is initialised (`INIT_RCU_WORK()`) with [`rcu_release_work`] as its function.
 struct RcuRelease {
     rwork: Opaque<bindings::rcu_work>,
     d: DeferredRelease,
 }
 
-const _: () = assert!(core::mem::offset_of!(RcuRelease, rwork) == 0);
-const _: () = assert!(core::mem::offset_of!(bindings::rcu_work, work) == 0);
+// The release moves to a worker.
+const _: () = {
+    const fn send<T: Send>() {}
+    send::<DeferredRelease>();
+};
 
 /// The function of an [`RcuRelease`]'s work item, run in process context after the grace
 /// period: drops the data, then (`RcuRelease`'s fields) the module reference; the workqueue
@@ -1017,10 +1018,20 @@ const _: () = assert!(core::mem::offset_of!(bindings::rcu_work, work) == 0);
 /// `work` is the `work_struct` of an `RcuRelease` leaked from a `KBox` and queued with
 /// `queue_rcu_work()`, run once.
 unsafe extern "C" fn rcu_release_work(work: *mut bindings::work_struct) {
-    // SAFETY: `work` is the first field of `rwork`, the first field of an `RcuRelease` from
-    // `KBox::into_raw()` (type invariant, the function's safety requirements), which nothing
-    // else uses any more.
-    let mut r = unsafe { KBox::from_raw(work.cast::<RcuRelease>()) };
+    // SAFETY: `work` is the `work` field of the `rcu_work` of an `RcuRelease` (the function's
+    // safety requirements).
+    let rwork = unsafe { crate::container_of!(work, bindings::rcu_work, work) };
+    // SAFETY: That `rcu_work` is the `rwork` field of an `RcuRelease` (`Opaque` is transparent).
+    let r = unsafe {
+        crate::container_of!(
+            rwork.cast::<Opaque<bindings::rcu_work>>(),
+            RcuRelease,
+            rwork
+        )
+    };
+    // SAFETY: `r` came from `KBox::into_raw()` and nothing else uses it any more (the function's
+    // safety requirements).
+    let mut r = unsafe { KBox::from_raw(r) };
     r.d.release_elapsed();
 }
 
@@ -1109,6 +1120,8 @@ unsafe fn msi_composes(_irqd: *mut bindings::irq_data) -> bool {
 ///
 /// Process context.
 fn release_after_grace_period<M: crate::ModuleMetadata>(boxed: KVec<BoxedData>) {
+    // Without memory for the work item the grace period is waited for here.
+    crate::task::might_sleep();
     let module = crate::module::this_module::<M>();
     spawn_release(DeferredRelease {
         boxed,
@@ -1164,12 +1177,15 @@ fn spawn_release(d: DeferredRelease) {
         return;
     };
     let r = KBox::into_raw(r);
-    // SAFETY: `r` is a live allocation; `rwork` is initialised once, before it is queued.
-    unsafe { bindings::init_rcu_work((*r).rwork.get(), Some(rcu_release_work)) };
-    // INVARIANT: `rwork` is initialised with `rcu_release_work` and is the first field.
+    // SAFETY: `r` is a live allocation: a pointer to its field, with the whole allocation's
+    // provenance.
+    let rwork = Opaque::cast_into(unsafe { &raw const (*r).rwork });
+    // SAFETY: `rwork` is live; it is initialised once, before it is queued.
+    unsafe { bindings::init_rcu_work(rwork, Some(rcu_release_work)) };
+    // INVARIANT: `rwork` is initialised with `rcu_release_work`.
     // SAFETY: `system_dfl_wq` is a C global, always available; `rwork` is initialised, queued
     // once, and lives until `rcu_release_work` frees it.
-    unsafe { bindings::queue_rcu_work(bindings::system_dfl_wq, (*r).rwork.get()) };
+    unsafe { bindings::queue_rcu_work(bindings::system_dfl_wq, rwork) };
 }
 
 /// Drops a `KBox<D>` from its raw pointer.

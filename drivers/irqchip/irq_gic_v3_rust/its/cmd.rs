@@ -270,10 +270,10 @@ pub(crate) const POLLS: u32 = 1_000_000;
 /// the queue memory and the `GITS_CWRITER`/`GITS_CREADR` registers; KUnit's fakes model an ITS
 /// that executes, lags or stalls.
 pub(crate) trait QueueRegs {
-    /// Writes `cmd` into slot `slot` of the queue memory, little-endian, and makes it
-    /// observable by the ITS (`its_flush_cmd()`: `dsb(ishst)`, or a clean to the point of
+    /// Writes `cmd` into slot `slot` of the queue memory, little-endian (an error for a slot
+    /// outside it), and makes it observable by the ITS (`its_flush_cmd()`: `dsb(ishst)`, or a clean to the point of
     /// coherency on an ITS that does not snoop).
-    fn write_slot(&mut self, slot: usize, cmd: &Command);
+    fn write_slot(&mut self, slot: usize, cmd: &Command) -> Result;
     /// `GITS_CREADR`: the read offset in bits 19:5, Stalled in bit 0.
     fn creadr(&mut self) -> u64;
     /// Writes `GITS_CWRITER` (the write offset in bits 19:5).
@@ -426,7 +426,11 @@ impl CmdQueue {
             if room == 0 {
                 room = q.wait_for_room(regs, &mut seen, &mut posted, &mut polls)?;
             }
-            regs.write_slot(q.write, cmd);
+            if let Err(e) = regs.write_slot(q.write, cmd) {
+                // INVARIANT: back to what the ITS was given, within the queue.
+                q.write = posted;
+                return Err(e);
+            }
             // INVARIANT: wraps to 0 at `slots`.
             q.write = (q.write + 1) % q.slots;
             room -= 1;
@@ -623,8 +627,9 @@ mod tests {
     }
 
     impl QueueRegs for FakeIts {
-        fn write_slot(&mut self, slot: usize, cmd: &Command) {
-            self.mem[slot] = cmd.to_le();
+        fn write_slot(&mut self, slot: usize, cmd: &Command) -> Result {
+            *self.mem.get_mut(slot).ok_or(EINVAL)? = cmd.to_le();
+            Ok(())
         }
 
         fn creadr(&mut self) -> u64 {
@@ -691,6 +696,26 @@ mod tests {
         assert_eq!(its.executed[149], 0x05);
         // What the ITS read is what was sent, little-endian.
         assert_eq!(its.mem[(150 - 1) % 128], sync.to_le());
+        // A SYNC alone is a batch.
+        q.send(&mut its, &[], Some(sync))?;
+        assert_eq!(its.executed.len(), 151);
+        assert_eq!(its.executed[150], 0x05);
+        Ok(())
+    }
+
+    #[test]
+    fn a_slot_that_cannot_be_written_drops_the_batch() -> Result {
+        let t = typer()?;
+        let mut q = CmdQueue::new(4096)?;
+        let mut its = FakeIts::new(q.slots(), 4)?;
+        let inv = Command::inv(&t, 1, 1)?;
+        // Memory for two slots only: the third command of the batch has none.
+        its.mem.truncate(2);
+        assert_eq!(q.send(&mut its, &[inv, inv, inv], None), Err(EINVAL));
+        // Nothing was posted: the write index is what the ITS was last given.
+        assert_eq!(q.cwriter(), 0);
+        assert_eq!(its.cwriter_writes, 0);
+        assert!(its.executed.is_empty());
         Ok(())
     }
 

@@ -139,16 +139,14 @@ struct LiveQueue<'a> {
 }
 
 impl QueueRegs for LiveQueue<'_> {
-    fn write_slot(&mut self, slot: usize, cmd: &Command) {
-        // The slot lies in the queue (`CmdQueue` invariant: `slot < slots`, 32 bytes each): the
-        // bounds check cannot fail. The ITS reads it once `GITS_CWRITER` is written with
-        // `writeq()`, whose barrier orders this write before it (`its_flush_cmd()`'s
-        // `dsb(ishst)` before C's relaxed write).
+    fn write_slot(&mut self, slot: usize, cmd: &Command) -> Result {
+        // The queue memory holds at least the queue's slots, 32 bytes each (both are
+        // `QUEUE_BYTES`); the ITS reads the slot once `GITS_CWRITER` is written with `writeq()`,
+        // whose barrier orders this write before it (`its_flush_cmd()`'s `dsb(ishst)` before
+        // C's relaxed write).
         let q = self.mem.io_slice::<[u64; 4]>();
-        let _ = (|| -> Result {
-            io_project!(q, [try: slot]).copy_write(cmd.to_le());
-            Ok(())
-        })();
+        io_project!(q, [try: slot]).copy_write(cmd.to_le());
+        Ok(())
     }
 
     fn creadr(&mut self) -> u64 {
@@ -184,6 +182,23 @@ impl BaserReg for Baser {
     }
 }
 
+/// An event of a device.
+enum EventSlot {
+    Free,
+    /// Mapped, with its state.
+    Used(Arc<EventState>),
+    /// Held for the multi-MSI block whose first event this is: the device may raise every
+    /// event of the power-of-two block its MSI capability was given, not only those allocated
+    /// (`bitmap_find_free_region()` holds them in C).
+    Reserved(u32),
+}
+
+impl EventSlot {
+    fn is_free(&self) -> bool {
+        matches!(self, EventSlot::Free)
+    }
+}
+
 /// A device the ITS translates for (`struct its_device`): its DeviceID, ITT and LPIs.
 struct ItsDevice {
     id: u32,
@@ -191,8 +206,11 @@ struct ItsDevice {
     _itt: PhysMem,
     /// The first LPI: event `e` is LPI `lpi_base + e`.
     lpi_base: u32,
-    /// The allocated events (`nr_lpis` slots).
-    events: KVec<Option<Arc<EventState>>>,
+    /// The device's events (`nr_lpis` slots).
+    events: KVec<EventSlot>,
+    /// No event below this one is free: where the search for a free block starts (vectors are
+    /// mostly allocated one after the other).
+    free_from: usize,
     /// Seen again through another alias, or a proxy for devices behind a bridge: never torn
     /// down by `msi_teardown` (as C's `its_dev->shared`).
     shared: bool,
@@ -510,7 +528,7 @@ impl DomainOps for Its {
             let itt = PhysMem::new(bytes)?;
             let mut slots = KVec::with_capacity(nr_lpis as usize, GFP_KERNEL)?;
             for _ in 0..nr_lpis {
-                slots.push(None, GFP_KERNEL)?;
+                slots.push(EventSlot::Free, GFP_KERNEL)?;
             }
             let mapd = Command::mapd(
                 &self.typer,
@@ -531,6 +549,7 @@ impl DomainOps for Its {
                 _itt: itt,
                 lpi_base,
                 events: slots,
+                free_from: 0,
                 shared: info.is_proxy(),
             })
         })();
@@ -557,7 +576,7 @@ impl DomainOps for Its {
         let Some(i) = devs.list.iter().position(|d| d.id == id) else {
             return;
         };
-        if devs.list[i].shared || devs.list[i].events.iter().any(|e| e.is_some()) {
+        if devs.list[i].shared || !devs.list[i].events.iter().all(EventSlot::is_free) {
             return;
         }
         let unmapped = Command::mapd(&self.typer, id, None)
@@ -595,11 +614,12 @@ impl DomainOps for Its {
         let mut devs = self.devices.lock();
         let dev = devs.list.iter_mut().find(|d| d.id == id).ok_or(EINVAL)?;
         let block = nr.checked_next_power_of_two().ok_or(EINVAL)? as usize;
-        // The first free naturally aligned block (`bitmap_find_free_region()`).
-        let mut first = 0;
+        // The first free naturally aligned block (`bitmap_find_free_region()`): one that
+        // starts below `free_from` holds an event that is not free.
+        let mut first = dev.free_from.next_multiple_of(block);
         loop {
             let events = dev.events.get(first..first + block).ok_or(ENOSPC)?;
-            if events.iter().all(Option::is_none) {
+            if events.iter().all(EventSlot::is_free) {
                 break;
             }
             first += block;
@@ -636,35 +656,42 @@ impl DomainOps for Its {
                         IrqdState::ResendWhenInProgress,
                     ],
                 )?;
-                // Without a SYNC of its own, unlike C's: the ITS runs its commands in order,
-                // and the LPI, disabled in the property table, raises nothing until `unmask`,
-                // whose INV is followed by a SYNC to the redistributor the LPI then targets (as
-                // are an `INT`, a `MOVI` and the `DISCARD`). One SYNC per vector, not two.
+                // The block's MAPTIs share the SYNC that follows them.
                 let mapti = Command::mapti(&self.typer, id, event, hwirq, col)?;
                 if let Err(e) = self.send(&[mapti], None) {
                     // Posted and not seen to complete, the MAPTI may still run: undo it, and
                     // keep the event taken, never reused, if that fails too.
                     if let Ok(c) = Command::discard(&self.typer, id, event) {
                         if self.send(&[c], Some(cpu)).is_err() {
-                            dev.events[event as usize] = Some(state);
+                            dev.events[event as usize] = EventSlot::Used(state);
                         }
                     }
                     return Err(e);
                 }
-                dev.events[event as usize] = Some(state);
+                dev.events[event as usize] = EventSlot::Used(state);
                 done += 1;
             }
-            Ok(())
+            // The mappings complete (SYNC) before the device may be told its messages: an MSI
+            // without per-vector masking can fire as soon as it is enabled, before any unmask.
+            self.send(&[], Some(cpu))
         })();
         if r.is_err() {
             // What genirq leaves to the failing level: the mappings made.
             for slot in dev.events[first..first + done].iter_mut() {
-                if let Some(ev) = slot.take() {
+                if let EventSlot::Used(ev) = core::mem::replace(slot, EventSlot::Free) {
                     self.discard(&ev);
                 }
             }
+            return r;
         }
-        r
+        // The rest of the block is held until its first event is freed.
+        for slot in dev.events[first + done..first + block].iter_mut() {
+            *slot = EventSlot::Reserved(first as u32);
+        }
+        if dev.free_from == first {
+            dev.free_from = first + block;
+        }
+        Ok(())
     }
 
     /// `its_irq_domain_free()` and the DISCARD of `its_irq_domain_deactivate()`.
@@ -676,12 +703,29 @@ impl DomainOps for Its {
                     continue;
                 };
                 let hwirq = hwirq as u32;
-                let slot = devs.list.iter_mut().find_map(|d| {
-                    let e = hwirq.checked_sub(d.lpi_base)? as usize;
-                    d.events.get_mut(e)
-                });
-                if let Some(ev) = slot.and_then(|s| s.take()) {
+                let Some((dev, e)) = devs.list.iter_mut().find_map(|d| {
+                    let e = hwirq.checked_sub(d.lpi_base)?;
+                    (e < d.events.len() as u32).then_some((d, e))
+                }) else {
+                    continue;
+                };
+                if let EventSlot::Used(ev) =
+                    core::mem::replace(&mut dev.events[e as usize], EventSlot::Free)
+                {
                     self.discard(&ev);
+                }
+                dev.free_from = dev.free_from.min(e as usize);
+                // The block it began, if it did: its held events go with it. A block is
+                // naturally aligned, so no larger than `e`'s alignment.
+                let len = dev.events.len();
+                let end = match e {
+                    0 => len,
+                    _ => len.min(e as usize + (1usize << e.trailing_zeros())),
+                };
+                for slot in dev.events[e as usize..end].iter_mut() {
+                    if matches!(slot, EventSlot::Reserved(first) if *first == e) {
+                        *slot = EventSlot::Free;
+                    }
                 }
             }
         }

@@ -106,7 +106,7 @@ unsafe impl Backend for RawSpinLockBackend {
     }
 }
 
-impl<T: ?Sized + Unpin> Lock<T, RawSpinLockBackend> {
+impl<T: ?Sized + Send + Unpin> Lock<T, RawSpinLockBackend> {
     /// Runs `f` with the lock held and interrupts disabled as `raw_spin_lock_irqsave()` and
     /// `raw_spin_unlock_irqrestore()` do: the interrupt state is saved on entry and restored on
     /// return, without the nesting count of [`Lock::lock`]. The lock is held exactly for the
@@ -114,10 +114,12 @@ impl<T: ?Sized + Unpin> Lock<T, RawSpinLockBackend> {
     /// the one that was saved. Cheaper than a guard on a hot path (a command queue taken for
     /// every interrupt injected); any context, including hard interrupt context.
     ///
-    /// `f` and its result are [`Send`]: what keeps interrupts disabled past its own end (a
-    /// [`LocalInterruptDisabled`](crate::interrupt::LocalInterruptDisabled), a guard of a lock
-    /// that disables them: neither is `Send`) can neither be returned nor stored in what `f`
-    /// captured, so none outlives the call, whose end may enable interrupts again.
+    /// `f`, its result and the data are [`Send`]: a proof that interrupts are disabled (a
+    /// [`LocalInterruptDisabled`](crate::interrupt::LocalInterruptDisabled), which is not
+    /// `Send`) can be neither returned, nor stored in what `f` captured, nor stored in the data,
+    /// so none outlives the call, whose end may enable interrupts again. A guard leaked inside
+    /// `f` (`mem::forget`) keeps its lock held, or interrupts off, for good: a deadlock, as
+    /// anywhere, but nothing unsound.
     ///
     /// # Examples
     ///
