@@ -125,7 +125,7 @@ impl IrqData {
     /// Returns the [`IrqData`] of the parent level in a domain hierarchy, if there is one.
     #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
     pub fn parent(&self) -> Option<&IrqData> {
-        // A volatile read (`READ_ONCE()`): a level can be disconnected or reset concurrently.
+        // A volatile read (`READ_ONCE()`), as genirq's readers of a hierarchy in flux.
         // SAFETY: `self.0` is valid (type invariant).
         let parent = unsafe { core::ptr::read_volatile(&raw const (*self.as_raw()).parent_data) };
         if parent.is_null() {
@@ -268,7 +268,7 @@ impl IrqData {
         op: impl FnOnce(&bindings::irq_chip) -> Option<F>,
     ) -> Result<(&IrqData, F)> {
         let parent = self.parent().ok_or(ENODEV)?;
-        // A volatile read (`READ_ONCE()`): the level can be disconnected concurrently.
+        // A volatile read (`READ_ONCE()`), as genirq's readers of a hierarchy in flux.
         // SAFETY: `parent.0` is valid (type invariant).
         let chip = unsafe { core::ptr::read_volatile(&raw const (*parent.as_raw()).chip) };
         // A level disconnected from the hierarchy (`irq_domain_disconnect_hierarchy()`) has an

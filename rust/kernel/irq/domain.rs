@@ -997,7 +997,8 @@ impl Drop for DeferredRelease {
 ///
 /// # Invariants
 ///
-/// `rwork` is initialised (`INIT_RCU_WORK()`) with [`rcu_release_work`] as its function.
+/// Once queued, `rwork` is initialised (`INIT_RCU_WORK()`) with [`rcu_release_work`] as its
+/// function.
 struct RcuRelease {
     rwork: Opaque<bindings::rcu_work>,
     d: DeferredRelease,
@@ -1022,13 +1023,7 @@ unsafe extern "C" fn rcu_release_work(work: *mut bindings::work_struct) {
     // safety requirements).
     let rwork = unsafe { crate::container_of!(work, bindings::rcu_work, work) };
     // SAFETY: That `rcu_work` is the `rwork` field of an `RcuRelease` (`Opaque` is transparent).
-    let r = unsafe {
-        crate::container_of!(
-            rwork.cast::<Opaque<bindings::rcu_work>>(),
-            RcuRelease,
-            rwork
-        )
-    };
+    let r = unsafe { crate::container_of!(Opaque::cast_from(rwork).cast_mut(), RcuRelease, rwork) };
     // SAFETY: `r` came from `KBox::into_raw()` and nothing else uses it any more (the function's
     // safety requirements).
     let mut r = unsafe { KBox::from_raw(r) };
@@ -1112,9 +1107,9 @@ unsafe fn msi_composes(_irqd: *mut bindings::irq_data) -> bool {
 }
 
 /// Releases `boxed`, per-interrupt data whose drop is code of module `M`, after an RCU grace
-/// period: in a work item (`system_dfl_wq`) holding a reference on `M`, so that the caller does
-/// not wait for the grace period; inline (waiting) if the work item cannot be allocated (the
-/// closure is dropped then) or `M` cannot be pinned: a module being unloaded (its exit dropping
+/// period: in a work item (`system_dfl_wq`) queued behind the grace period
+/// (`queue_rcu_work()`) and holding a reference on `M`, so that the caller does not wait for
+/// it; inline (waiting) if the work item cannot be allocated or `M` cannot be pinned: a module being unloaded (its exit dropping
 /// its domain) is freed once its exit returns, whatever references it holds, so nothing of its
 /// code may be left queued.
 ///

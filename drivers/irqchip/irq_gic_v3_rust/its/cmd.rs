@@ -271,8 +271,8 @@ pub(crate) const POLLS: u32 = 1_000_000;
 /// that executes, lags or stalls.
 pub(crate) trait QueueRegs {
     /// Writes `cmd` into slot `slot` of the queue memory, little-endian (an error for a slot
-    /// outside it), and makes it observable by the ITS (`its_flush_cmd()`: `dsb(ishst)`, or a clean to the point of
-    /// coherency on an ITS that does not snoop).
+    /// outside it), and makes it observable by the ITS (`its_flush_cmd()`: `dsb(ishst)`, or a
+    /// clean to the point of coherency on an ITS that does not snoop).
     fn write_slot(&mut self, slot: usize, cmd: &Command) -> Result;
     /// `GITS_CREADR`: the read offset in bits 19:5, Stalled in bit 0.
     fn creadr(&mut self) -> u64;
@@ -397,7 +397,8 @@ impl CmdQueue {
     ///
     /// Errors: `EINVAL` for an empty batch or one larger than the queue can ever hold,
     /// `ETIMEDOUT` if the ITS does not make room or does not reach the batch's end in time,
-    /// `EIO` if it stalls. After an error the write index is what the ITS was last given:
+    /// `EIO` if it stalls, the error of [`QueueRegs::write_slot`] (`ERANGE` for a slot outside
+    /// the queue memory). After an error the write index is what the ITS was last given:
     /// commands queued but not posted are dropped, never run by a later call.
     pub(crate) fn send<R: QueueRegs>(
         &mut self,

@@ -8,6 +8,9 @@
 //! Plain data: the driver keeps it under a mutex (C's `lpi_range_lock`); allocation happens in
 //! `msi_prepare`, never in atomic context.
 //!
+//! And a device's events ([`Events`]): naturally aligned power-of-two blocks, first fit, the
+//! unallocated rest of a multi-MSI block held with it.
+//!
 //! C source: [`drivers/irqchip/irq-gic-v3-its.c`](srctree/drivers/irqchip/irq-gic-v3-its.c).
 
 use super::cmd::FIRST_LPI;
@@ -153,6 +156,154 @@ impl LpiRanges {
     }
 }
 
+/// An event of a device.
+enum Slot<T> {
+    Free,
+    /// Mapped, with its state.
+    Used(T),
+    /// Held for the multi-MSI block whose first event this is: the device may raise every
+    /// event of the power-of-two block its MSI capability was given, not only those allocated
+    /// (`bitmap_find_free_region()` holds them in C).
+    Reserved(u32),
+}
+
+/// The events of one device (C's `its_device->event_map.lpi_map`), each free, taken with its
+/// state `T`, or held for a multi-MSI block. Naturally aligned power-of-two blocks, first fit
+/// (`bitmap_find_free_region()`).
+///
+/// Plain data: the driver keeps it under its devices' mutex.
+///
+/// # Invariants
+///
+/// No event below `free_from` is free. A `Reserved(first)` event lies in the naturally aligned
+/// block that starts at `first`, whose first event is taken or being removed ([`Events::remove`]
+/// leaves it `Reserved(first)` until [`Events::release`] or [`Events::put_back`]).
+pub(crate) struct Events<T> {
+    slots: KVec<Slot<T>>,
+    free_from: usize,
+}
+
+impl<T> Events<T> {
+    /// `n` free events.
+    pub(crate) fn new(n: usize) -> Result<Self> {
+        let mut slots = KVec::with_capacity(n, GFP_KERNEL)?;
+        for _ in 0..n {
+            slots.push(Slot::Free, GFP_KERNEL)?;
+        }
+        // INVARIANT: nothing below 0, nothing reserved.
+        Ok(Self {
+            slots,
+            free_from: 0,
+        })
+    }
+
+    /// How many events.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether every event is free: the device may be unmapped.
+    pub(crate) fn all_free(&self) -> bool {
+        self.slots.iter().all(|s| matches!(s, Slot::Free))
+    }
+
+    /// The first event of the first free naturally aligned block for `nr` events (rounded up
+    /// to a power of two): `EINVAL` for 0 events or more than 2^31, `ENOSPC` if none is free.
+    pub(crate) fn find_block(&self, nr: u32) -> Result<usize> {
+        if nr == 0 {
+            return Err(EINVAL);
+        }
+        let block = nr.checked_next_power_of_two().ok_or(EINVAL)? as usize;
+        // A block that starts below `free_from` holds an event that is not free.
+        let mut first = self.free_from.next_multiple_of(block);
+        loop {
+            let slots = self.slots.get(first..first + block).ok_or(ENOSPC)?;
+            if slots.iter().all(|s| matches!(s, Slot::Free)) {
+                return Ok(first);
+            }
+            first += block;
+        }
+    }
+
+    /// Takes event `e` with `state`: `EINVAL` if it is not free (or does not exist).
+    pub(crate) fn take(&mut self, e: usize, state: T) -> Result {
+        match self.slots.get_mut(e) {
+            Some(slot @ Slot::Free) => {
+                *slot = Slot::Used(state);
+                Ok(())
+            }
+            _ => Err(EINVAL),
+        }
+    }
+
+    /// Holds the rest of the block of `nr` events that starts at `first`, once its events are
+    /// taken (`first` at least): the events a multi-MSI device may raise beyond those it was
+    /// given. `EINVAL` for a block that is not the one [`Events::find_block`] gave.
+    pub(crate) fn hold_block(&mut self, first: usize, nr: u32) -> Result {
+        let block = nr.checked_next_power_of_two().ok_or(EINVAL)? as usize;
+        if nr == 0 || first % block != 0 || !matches!(self.slots.get(first), Some(Slot::Used(_))) {
+            return Err(EINVAL);
+        }
+        let slots = self
+            .slots
+            .get_mut(first + nr as usize..first + block)
+            .ok_or(EINVAL)?;
+        if !slots.iter().all(|s| matches!(s, Slot::Free)) {
+            return Err(EINVAL);
+        }
+        // INVARIANT: held for `first`, taken, in its aligned block.
+        for s in slots {
+            *s = Slot::Reserved(first as u32);
+        }
+        if self.free_from == first {
+            // INVARIANT: the whole block is taken or held now.
+            self.free_from = first + block;
+        }
+        Ok(())
+    }
+
+    /// Gives back the state of event `e` if it is taken, leaving it taken by nothing: the
+    /// caller undoes its mapping, then calls [`Events::release`] (or [`Events::put_back`] if
+    /// that failed).
+    pub(crate) fn remove(&mut self, e: usize) -> Option<T> {
+        let slot = self.slots.get_mut(e)?;
+        match core::mem::replace(slot, Slot::Reserved(e as u32)) {
+            Slot::Used(state) => Some(state),
+            other => {
+                *slot = other;
+                None
+            }
+        }
+    }
+
+    /// Event `e`, removed, is still mapped: it stays taken with `state`, never reused.
+    pub(crate) fn put_back(&mut self, e: usize, state: T) {
+        if let Some(slot) = self.slots.get_mut(e) {
+            *slot = Slot::Used(state);
+        }
+    }
+
+    /// Frees event `e`, removed and unmapped, and the events held for the block it began.
+    pub(crate) fn release(&mut self, e: usize) {
+        let len = self.slots.len();
+        if e >= len {
+            return;
+        }
+        // A block is naturally aligned, so no larger than `e`'s alignment.
+        let end = match e {
+            0 => len,
+            _ => len.min(e + (1usize << e.trailing_zeros())),
+        };
+        for slot in self.slots[e..end].iter_mut() {
+            if matches!(slot, Slot::Reserved(first) if *first as usize == e) {
+                *slot = Slot::Free;
+            }
+        }
+        // INVARIANT: `e` is free now, and nothing else below it became so.
+        self.free_from = self.free_from.min(e);
+    }
+}
+
 #[cfg(CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST)]
 #[kunit_tests(rust_gicv3_its_lpi)]
 mod tests {
@@ -218,6 +369,75 @@ mod tests {
         l.free(8192, all - 1)?;
         assert_eq!(l.free_count(), u64::from(all));
         assert_eq!(LpiRanges::new(33).err(), Some(EINVAL));
+        Ok(())
+    }
+
+    #[test]
+    fn a_multi_msi_block_is_held_whole_until_its_first_event_goes() -> Result {
+        let mut ev = Events::<u32>::new(16)?;
+        assert_eq!(ev.find_block(0), Err(EINVAL));
+        // Three events: a block of four, the fourth held.
+        let first = ev.find_block(3)?;
+        assert_eq!(first, 0);
+        for e in 0..3 {
+            ev.take(e, e as u32)?;
+        }
+        assert_eq!(ev.take(1, 9), Err(EINVAL));
+        ev.hold_block(first, 3)?;
+        // The next single event is the fifth, not the held fourth.
+        assert_eq!(ev.find_block(1)?, 4);
+        ev.take(4, 4)?;
+        // A block of two is aligned: 6.
+        assert_eq!(ev.find_block(2)?, 6);
+        // The block's events go, first first: the held one goes with the first.
+        for e in 0..3 {
+            assert_eq!(ev.remove(e), Some(e as u32));
+            ev.release(e);
+        }
+        assert_eq!(ev.find_block(4)?, 0);
+        assert!(!ev.all_free());
+        assert_eq!(ev.remove(4), Some(4));
+        ev.release(4);
+        assert!(ev.all_free());
+        Ok(())
+    }
+
+    #[test]
+    fn an_event_whose_unmapping_failed_stays_taken() -> Result {
+        let mut ev = Events::<u32>::new(8)?;
+        ev.take(0, 7)?;
+        ev.hold_block(0, 1)?;
+        let state = ev.remove(0).ok_or(EINVAL)?;
+        // Removed and not yet released: neither free nor given again.
+        assert_eq!(ev.find_block(1)?, 1);
+        assert_eq!(ev.remove(0), None);
+        ev.put_back(0, state);
+        assert!(!ev.all_free());
+        assert_eq!(ev.find_block(1)?, 1);
+        // A block that is not found or not taken is refused.
+        assert_eq!(ev.hold_block(2, 2), Err(EINVAL));
+        assert_eq!(ev.hold_block(1, 2), Err(EINVAL));
+        Ok(())
+    }
+
+    #[test]
+    fn blocks_run_out_and_come_back_after_frees_below_the_hint() -> Result {
+        let mut ev = Events::<u32>::new(8)?;
+        for e in 0..8 {
+            assert_eq!(ev.find_block(1)?, e);
+            ev.take(e, 0)?;
+            ev.hold_block(e, 1)?;
+        }
+        assert_eq!(ev.find_block(1), Err(ENOSPC));
+        assert_eq!(ev.find_block(16), Err(ENOSPC));
+        // Freed below where the search started: found again.
+        ev.remove(2);
+        ev.release(2);
+        ev.remove(3);
+        ev.release(3);
+        assert_eq!(ev.find_block(1)?, 2);
+        assert_eq!(ev.find_block(2)?, 2);
+        assert_eq!(ev.find_block(4), Err(ENOSPC));
         Ok(())
     }
 }

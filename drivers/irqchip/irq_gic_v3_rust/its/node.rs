@@ -27,7 +27,10 @@ use super::{
         QueueRegs,
         Target, //
     },
-    lpi::LpiRanges,
+    lpi::{
+        Events,
+        LpiRanges, //
+    },
     rdist::{
         self,
         LpiTables, //
@@ -182,23 +185,6 @@ impl BaserReg for Baser {
     }
 }
 
-/// An event of a device.
-enum EventSlot {
-    Free,
-    /// Mapped, with its state.
-    Used(Arc<EventState>),
-    /// Held for the multi-MSI block whose first event this is: the device may raise every
-    /// event of the power-of-two block its MSI capability was given, not only those allocated
-    /// (`bitmap_find_free_region()` holds them in C).
-    Reserved(u32),
-}
-
-impl EventSlot {
-    fn is_free(&self) -> bool {
-        matches!(self, EventSlot::Free)
-    }
-}
-
 /// A device the ITS translates for (`struct its_device`): its DeviceID, ITT and LPIs.
 struct ItsDevice {
     id: u32,
@@ -206,11 +192,8 @@ struct ItsDevice {
     _itt: PhysMem,
     /// The first LPI: event `e` is LPI `lpi_base + e`.
     lpi_base: u32,
-    /// The device's events (`nr_lpis` slots).
-    events: KVec<EventSlot>,
-    /// No event below this one is free: where the search for a free block starts (vectors are
-    /// mostly allocated one after the other).
-    free_from: usize,
+    /// The device's events (`nr_lpis`).
+    events: Events<Arc<EventState>>,
     /// Seen again through another alias, or a proxy for devices behind a bridge: never torn
     /// down by `msi_teardown` (as C's `its_dev->shared`).
     shared: bool,
@@ -526,10 +509,7 @@ impl DomainOps for Its {
         let (lpi_base, nr_lpis) = devs.lpis.alloc_up_to(nvec)?;
         let made = (|| {
             let itt = PhysMem::new(bytes)?;
-            let mut slots = KVec::with_capacity(nr_lpis as usize, GFP_KERNEL)?;
-            for _ in 0..nr_lpis {
-                slots.push(EventSlot::Free, GFP_KERNEL)?;
-            }
+            let slots = Events::new(nr_lpis as usize)?;
             let mapd = Command::mapd(
                 &self.typer,
                 id,
@@ -549,7 +529,6 @@ impl DomainOps for Its {
                 _itt: itt,
                 lpi_base,
                 events: slots,
-                free_from: 0,
                 shared: info.is_proxy(),
             })
         })();
@@ -576,7 +555,7 @@ impl DomainOps for Its {
         let Some(i) = devs.list.iter().position(|d| d.id == id) else {
             return;
         };
-        if devs.list[i].shared || !devs.list[i].events.iter().all(EventSlot::is_free) {
+        if devs.list[i].shared || !devs.list[i].events.all_free() {
             return;
         }
         let unmapped = Command::mapd(&self.typer, id, None)
@@ -613,19 +592,11 @@ impl DomainOps for Its {
         info.iommu_prepare(self.doorbell)?;
         let mut devs = self.devices.lock();
         let dev = devs.list.iter_mut().find(|d| d.id == id).ok_or(EINVAL)?;
-        let block = nr.checked_next_power_of_two().ok_or(EINVAL)? as usize;
-        // The first free naturally aligned block (`bitmap_find_free_region()`): one that
-        // starts below `free_from` holds an event that is not free.
-        let mut first = dev.free_from.next_multiple_of(block);
-        loop {
-            let events = dev.events.get(first..first + block).ok_or(ENOSPC)?;
-            if events.iter().all(EventSlot::is_free) {
-                break;
-            }
-            first += block;
-        }
+        let first = dev.events.find_block(nr)?;
+        // The events taken so far; their MAPTIs go in one batch, with one SYNC.
         let mut done = 0;
         let r = (|| {
+            let mut maptis = KVec::with_capacity(nr as usize, GFP_KERNEL)?;
             for i in 0..nr {
                 let event = first as u32 + i;
                 let hwirq = dev.lpi_base + event;
@@ -656,40 +627,36 @@ impl DomainOps for Its {
                         IrqdState::ResendWhenInProgress,
                     ],
                 )?;
-                // The block's MAPTIs share the SYNC that follows them.
-                let mapti = Command::mapti(&self.typer, id, event, hwirq, col)?;
-                if let Err(e) = self.send(&[mapti], None) {
-                    // Posted and not seen to complete, the MAPTI may still run: undo it, and
-                    // keep the event taken, never reused, if that fails too.
-                    if let Ok(c) = Command::discard(&self.typer, id, event) {
-                        if self.send(&[c], Some(cpu)).is_err() {
-                            dev.events[event as usize] = EventSlot::Used(state);
-                        }
-                    }
-                    return Err(e);
-                }
-                dev.events[event as usize] = EventSlot::Used(state);
+                // Within the capacity reserved.
+                maptis.push(
+                    Command::mapti(&self.typer, id, event, hwirq, col)?,
+                    GFP_KERNEL,
+                )?;
+                dev.events.take(event as usize, state)?;
                 done += 1;
             }
             // The mappings complete (SYNC) before the device may be told its messages: an MSI
             // without per-vector masking can fire as soon as it is enabled, before any unmask.
-            self.send(&[], Some(cpu))
+            self.send(&maptis, Some(cpu))
         })();
         if r.is_err() {
-            // What genirq leaves to the failing level: the mappings made.
-            for slot in dev.events[first..first + done].iter_mut() {
-                if let EventSlot::Used(ev) = core::mem::replace(slot, EventSlot::Free) {
-                    self.discard(&ev);
+            // What genirq leaves to the failing level: the events taken, whose MAPTIs may have
+            // been posted and run. An event whose DISCARD fails too stays taken, never reused.
+            for e in first..first + done {
+                if let Some(ev) = dev.events.remove(e) {
+                    if self.discard(&ev).is_err() {
+                        dev.events.put_back(e, ev);
+                    } else {
+                        dev.events.release(e);
+                    }
                 }
             }
             return r;
         }
-        // The rest of the block is held until its first event is freed.
-        for slot in dev.events[first + done..first + block].iter_mut() {
-            *slot = EventSlot::Reserved(first as u32);
-        }
-        if dev.free_from == first {
-            dev.free_from = first + block;
+        // The rest of the block is held until its first event is freed (found by `find_block`,
+        // its events taken: this cannot fail, and the mappings stand if it did).
+        if dev.events.hold_block(first, nr).is_err() {
+            pr_warn!("ITS: device {:#x}: events {}+{} not held\n", id, first, nr);
         }
         Ok(())
     }
@@ -704,29 +671,22 @@ impl DomainOps for Its {
                 };
                 let hwirq = hwirq as u32;
                 let Some((dev, e)) = devs.list.iter_mut().find_map(|d| {
-                    let e = hwirq.checked_sub(d.lpi_base)?;
-                    (e < d.events.len() as u32).then_some((d, e))
+                    let e = hwirq.checked_sub(d.lpi_base)? as usize;
+                    (e < d.events.len()).then_some((d, e))
                 }) else {
                     continue;
                 };
-                if let EventSlot::Used(ev) =
-                    core::mem::replace(&mut dev.events[e as usize], EventSlot::Free)
-                {
-                    self.discard(&ev);
-                }
-                dev.free_from = dev.free_from.min(e as usize);
-                // The block it began, if it did: its held events go with it. A block is
-                // naturally aligned, so no larger than `e`'s alignment.
-                let len = dev.events.len();
-                let end = match e {
-                    0 => len,
-                    _ => len.min(e as usize + (1usize << e.trailing_zeros())),
-                };
-                for slot in dev.events[e as usize..end].iter_mut() {
-                    if matches!(slot, EventSlot::Reserved(first) if *first == e) {
-                        *slot = EventSlot::Free;
+                if let Some(ev) = dev.events.remove(e) {
+                    // Still mapped if the DISCARD failed: the event stays taken, never reused
+                    // (and the device is never unmapped, its ITT never freed).
+                    if self.discard(&ev).is_err() {
+                        dev.events.put_back(e, ev);
+                        continue;
                     }
                 }
+                // With the events held for the block it began, if it did (genirq frees a
+                // block's interrupts together, in order, the device's MSIs disabled).
+                dev.events.release(e);
             }
         }
         let _ = alloc.free_boxed(virq, nr);
@@ -734,11 +694,11 @@ impl DomainOps for Its {
 }
 
 impl Its {
-    /// Unmaps an event (DISCARD, SYNC): it raises its LPI no more.
-    fn discard(&self, ev: &EventState) {
-        if let Ok(c) = Command::discard(&self.typer, ev.dev, ev.event) {
-            let _ = self.send(&[c], ev.cpu());
-        }
+    /// Unmaps an event (DISCARD, SYNC): it raises its LPI no more. An error if the ITS did not
+    /// complete it: the event may still be mapped.
+    fn discard(&self, ev: &EventState) -> Result {
+        let c = Command::discard(&self.typer, ev.dev, ev.event)?;
+        self.send(&[c], ev.cpu())
     }
 }
 

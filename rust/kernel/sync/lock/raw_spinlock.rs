@@ -117,9 +117,12 @@ impl<T: ?Sized + Send + Unpin> Lock<T, RawSpinLockBackend> {
     /// `f`, its result and the data are [`Send`]: a proof that interrupts are disabled (a
     /// [`LocalInterruptDisabled`](crate::interrupt::LocalInterruptDisabled), which is not
     /// `Send`) can be neither returned, nor stored in what `f` captured, nor stored in the data,
-    /// so none outlives the call, whose end may enable interrupts again. A guard leaked inside
-    /// `f` (`mem::forget`) keeps its lock held, or interrupts off, for good: a deadlock, as
-    /// anywhere, but nothing unsound.
+    /// so none outlives the call, whose end may enable interrupts again. A counted section
+    /// leaked inside `f` (a guard or token given to `mem::forget`) leaves the count raised:
+    /// interrupts come back on when this section ends, and the counted sections that follow on
+    /// that CPU leave them off; a bug, as a leaked guard is anywhere, but nothing unsound, as
+    /// no proof that interrupts are off outlives the call. Chip callbacks copy what they need
+    /// out of their `&IrqData` (not `Send`) before the call.
     ///
     /// # Examples
     ///
