@@ -596,7 +596,12 @@ impl DomainOps for Its {
         // The events taken so far; their MAPTIs go in one batch, with one SYNC.
         let mut done = 0;
         let r = (|| {
-            let mut maptis = KVec::with_capacity(nr as usize, GFP_KERNEL)?;
+            // A vector alone (MSI-X allocates them one by one) needs no list.
+            let mut single = None;
+            let mut maptis = KVec::new();
+            if nr > 1 {
+                maptis.reserve(nr as usize, GFP_KERNEL)?;
+            }
             for i in 0..nr {
                 let event = first as u32 + i;
                 let hwirq = dev.lpi_base + event;
@@ -627,17 +632,24 @@ impl DomainOps for Its {
                         IrqdState::ResendWhenInProgress,
                     ],
                 )?;
-                // Within the capacity reserved.
-                maptis.push(
-                    Command::mapti(&self.typer, id, event, hwirq, col)?,
-                    GFP_KERNEL,
-                )?;
+                let mapti = Command::mapti(&self.typer, id, event, hwirq, col)?;
+                if nr == 1 {
+                    single = Some(mapti);
+                } else {
+                    // Within the capacity reserved.
+                    maptis.push(mapti, GFP_KERNEL)?;
+                }
                 dev.events.take(event as usize, state)?;
                 done += 1;
             }
             // The mappings complete (SYNC) before the device may be told its messages: an MSI
             // without per-vector masking can fire as soon as it is enabled, before any unmask.
-            self.send(&maptis, Some(cpu))
+            let batch = if nr == 1 {
+                single.as_slice()
+            } else {
+                &maptis[..]
+            };
+            self.send(batch, Some(cpu))
         })();
         if r.is_err() {
             // What genirq leaves to the failing level: the events taken, whose MAPTIs may have
