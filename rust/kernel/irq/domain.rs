@@ -1070,14 +1070,18 @@ impl DomainState {
     /// Takes the per-interrupt data of `virq..virq + nr` out of the registry; what cannot be
     /// moved for want of memory stays for the domain's removal.
     fn take_boxed(&self, virq: u32, nr: u32) -> KVec<BoxedData> {
+        let range = virq..virq.saturating_add(nr);
         let mut taken = KVec::new();
         let mut boxed = self.boxed.lock();
-        if taken.reserve(boxed.len(), GFP_KERNEL).is_err() {
+        // Room for what is taken only: freeing one vector of a device with many allocates a
+        // handful of entries, not the whole registry.
+        let n = boxed.iter().filter(|b| range.contains(&b.virq)).count();
+        if n == 0 || taken.reserve(n, GFP_KERNEL).is_err() {
             return taken;
         }
         let mut i = 0;
-        while i < boxed.len() {
-            if (virq..virq.saturating_add(nr)).contains(&boxed[i].virq) {
+        while i < boxed.len() && taken.len() < n {
+            if range.contains(&boxed[i].virq) {
                 if let Ok(e) = boxed.remove(i) {
                     // Within the capacity reserved above.
                     let _ = taken.push(e, GFP_KERNEL);
