@@ -193,6 +193,7 @@ bench: build
 	@rc=0; for t in $(ARCHES); do case $$t in \
 		x86_64-bench) BENCH_TARGET=$$t bash tests/bench/posted-msi.sh || rc=1; \
 			BENCH_TARGET=$$t bash tests/bench/ipistorm.sh || rc=1; \
+			BENCH_TARGET=$$t bash tests/bench/intremap.sh || rc=1; \
 			$(MAKE) --no-print-directory build ARCH=x86_64 && \
 			BENCH_TARGET=x86_64 bash tests/bench/balance.sh || rc=1;; \
 		arm64-bench) BENCH_GIC_TARGET=$$t bash tests/bench/gic.sh || rc=1; \

@@ -2,7 +2,10 @@
 # Boot test: boot each ARCH's kernel to userspace with 2 CPUs and check, from the console log,
 # that both CPUs are online and that interrupts flow: /proc/interrupts is read twice around some
 # load, and the timer, IPI and (x86_64) virtio MSI-X counts must be non-zero and rising. On x86_64
-# it also checks x2APIC and interrupt remapping in x2APIC mode, the Rust EOI's machine code, and
+# it also checks x2APIC and interrupt remapping in x2APIC mode (xAPIC in the idle=poll boot), the
+# VT-d remapping domain that runs (intel_ir=rust or c: the chips of the virtio MSI-X and of the
+# serial's IO-APIC line, an MSI-X moved to CPU1 and back under I/O, no remapping fault reported by
+# QEMU or the guest), the Rust EOI's machine code, and
 # runs the posted-MSI load generator (samples/rust/rust_posted_msi_load.rs) at boot, once with
 # each posted-MSI implementation (posted_msi=rust and posted_msi=c), and the IPI storm
 # (samples/rust/rust_ipi_storm.rs, 3 x 2000 cross-CPU calls CPU0 -> CPU1, 50 us apart) in those
@@ -152,9 +155,10 @@ gic_select_boots() {
 for target in "$@"; do
 	arch=${target%%-*}
 	remove_logs "$target"
-	# x86_64 boots three times: with each posted-MSI implementation (posted_msi=rust, the default,
-	# and posted_msi=c), and once more with idle=poll; the posted-MSI load generator and the IPI
-	# storm run during boot, checked by check-boot.py.
+	# x86_64 boots three times: with the Rust and with the C posted-MSI handling and VT-d
+	# interrupt remapping (posted_msi=rust intel_ir=rust, the defaults; posted_msi=c intel_ir=c),
+	# in x2APIC mode, and once more with Rust's, idle=poll, in xAPIC mode; the posted-MSI load
+	# generator and the IPI storm run during boot, checked by check-boot.py.
 	# arm64 boots eight times: each GICv3 driver (irqchip.gicv3=rust, the default, and c), with
 	# the ITS (on the Rust root each ITS driver), without it (its=off), on ACPI (UEFI,
 	# acpi=force), and on a GICv4.
@@ -170,15 +174,19 @@ for target in "$@"; do
 		case $target in *-kasan) append="$append no5lvl";; esac
 		case $arch in
 		x86_64)
-			label="$target posted_msi=$impl"
-			append="$append posted_msi=$impl rust_posted_msi_load.run=1 rust_posted_msi_load.msis=5000 rust_posted_msi_load.reps=4"
+			# The Rust or the C implementation of both posted MSIs and VT-d interrupt
+			# remapping (posted_msi=, intel_ir=).
+			label="$target posted_msi=$impl intel_ir=$impl"
+			append="$append posted_msi=$impl intel_ir=$impl rust_posted_msi_load.run=1 rust_posted_msi_load.msis=5000 rust_posted_msi_load.reps=4"
 			# The IPI storm, CPU0 -> CPU1, 50 us between calls so that CPU1 is back in its idle
 			# loop for each: with the halting idle nearly every call takes an IPI, with
 			# idle=poll nearly none does.
 			append="$append rust_ipi_storm.run=1 rust_ipi_storm.calls=2000 rust_ipi_storm.rounds=3 rust_ipi_storm.delay_us=50"
+			# idle=poll boots the xAPIC machine: interrupt remapping's 8-bit destinations.
 			if [ "$variant" = idlepoll ]; then
 				append="$append idle=poll"
-				label="$label idle=poll"
+				label="$label idle=poll xAPIC"
+				machine=x86_64-xapic
 			fi
 			;;
 		arm64)

@@ -5,9 +5,9 @@
 //! `include/linux/dmar.h` lays them out, as C's `prepare_irte()`, `set_irte_sid()`,
 //! `set_irte_verify_bus()` and `intel_ir_set_vcpu_affinity()` fill them.
 //!
-//! Pure values: nothing here reads or writes a table. The entries are what a Rust interrupt
-//! remapping domain will write (as one 128-bit update); for now KUnit checks them against the
-//! layout of the specification, field by field.
+//! Pure values: nothing here reads or writes a table. The Rust interrupt remapping domain
+//! ([`irq_remapping_domain`](crate::irq_remapping_domain)) writes them; KUnit checks them
+//! against the layout of the specification, field by field.
 //!
 //! C source: [`drivers/iommu/intel/irq_remapping.c`](srctree/drivers/iommu/intel/irq_remapping.c).
 
@@ -148,6 +148,26 @@ impl Irte {
         })
     }
 
+    /// The entry that remaps nothing: not present (`clear_entries()`, deactivation).
+    pub(crate) const ZERO: Self = Self { low: 0, high: 0 };
+
+    /// The entry whose quadwords are `low` (bits 63:0) and `high` (bits 127:64), as read from
+    /// a table.
+    pub(crate) fn from_raw(low: u64, high: u64) -> Self {
+        Self { low, high }
+    }
+
+    /// Whether the entry is in posted format (IM, bit 15): its descriptor address spans both
+    /// quadwords, so it is only written as one 128-bit update.
+    pub(crate) fn is_posted(&self) -> bool {
+        self.low & PST != 0
+    }
+
+    /// The entry as one 128-bit value, the low quadword in bits 63:0.
+    pub(crate) fn as_u128(&self) -> u128 {
+        u128::from(self.high) << 64 | u128::from(self.low)
+    }
+
     /// The low quadword (bits 63:0).
     pub(crate) fn low(&self) -> u64 {
         self.low
@@ -159,6 +179,7 @@ impl Irte {
     }
 }
 
+#[cfg(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST)]
 #[kunit_tests(rust_vtd_irte)]
 mod tests {
     use super::*;

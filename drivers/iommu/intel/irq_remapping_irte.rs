@@ -101,8 +101,8 @@ impl IntelIrData {
 /// Only for the chip's `irq_ack` (its one caller; an [`AckCtx`] exists only in an ack), in hard
 /// IRQ context.
 pub(crate) fn posted_ack(irqd: &AckCtx<'_>) {
-    // SAFETY: Called only as the `irq_ack` of INTEL-IR-POST, which `intel_irq_remapping_alloc()`
-    // installs on PCI MSI/MSI-X interrupts, whose flow is `handle_edge_irq()` (the PCI/MSI
+    // SAFETY: Called only as the `irq_ack` of INTEL-IR-POST (and INTEL-IR-POST-RS), which
+    // `intel_irq_remapping_alloc()` (and the Rust domain's) installs on PCI MSI/MSI-X interrupts, whose flow is `handle_edge_irq()` (the PCI/MSI
     // domain's): it calls `irq_ack` with the descriptor lock held, in the interrupt's hard IRQ.
     // C code that acks a posted MSI otherwise (a chained handler on one) breaks the same
     // contract of C's `intel_ack_posted_msi_irq()`; with lockdep it is reported.

@@ -36,16 +36,21 @@ kernel::built_in_module!();
 
 mod irq_remapping_irte;
 
-// The IRTE formats, for the Rust interrupt remapping to come: built with their KUnit suite.
-#[cfg(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST)]
+// The Rust interrupt remapping domain (`intel_ir=rust`): its chips and operations, the IRTE
+// formats, the IRTE allocator with the remappable MSI format and the IEC flush descriptor, and
+// the table writes and C calls. The formats and the allocator are also built for their KUnit
+// suites.
+#[cfg(CONFIG_INTEL_IRQ_REMAP_RUST)]
+mod irq_remapping_domain;
+#[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST))]
 mod irq_remapping_entry;
-
-// The IRTE allocator, the remappable MSI format and the IEC flush descriptor, likewise.
-#[cfg(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST)]
+#[cfg(CONFIG_INTEL_IRQ_REMAP_RUST)]
+mod irq_remapping_hw;
+#[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST))]
 mod irq_remapping_table;
 
 /// The prefix of the messages of this crate's modules, as C's `pr_fmt` in `irq_remapping.c`.
-#[cfg(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST)]
+#[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST))]
 const __LOG_PREFIX: &[u8] = b"DMAR-IR\0";
 
 use irq_remapping_irte::IntelIrData;

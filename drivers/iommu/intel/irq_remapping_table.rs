@@ -56,6 +56,16 @@ impl IrteBlock {
     pub(crate) fn count(&self) -> usize {
         1 << self.mask
     }
+
+    /// The first entry, the handle of the block's messages.
+    pub(crate) fn index(&self) -> u16 {
+        self.index
+    }
+
+    /// The block holds `1 << mask()` entries.
+    pub(crate) fn mask(&self) -> u8 {
+        self.mask
+    }
 }
 
 /// The IRTEs of one remapping unit in use.
@@ -197,8 +207,16 @@ pub(crate) fn msi_msg(block: IrteBlock, sub: u16) -> Result<MsiMsg> {
     if usize::from(sub) >= block.count() {
         return Err(EINVAL);
     }
+    Ok(msi_msg_subhandle(block, sub))
+}
+
+/// The message of `block` with `sub` in the data's sub-handle field whatever the block's size:
+/// an IO-APIC pin's (`intel_irq_remapping_prepare_irte()` passes the pin). The IO-APIC takes
+/// the handle into its redirection entry and the pin as the entry's vector; its requests carry
+/// no sub-handle, so they use the block's first entry.
+pub(crate) fn msi_msg_subhandle(block: IrteBlock, sub: u16) -> MsiMsg {
     let index = u32::from(block.index);
-    Ok(MsiMsg {
+    MsiMsg {
         address_lo: 0xfee0_0000
             | (index & 0x7fff) << 5
             | 1 << 4
@@ -206,7 +224,7 @@ pub(crate) fn msi_msg(block: IrteBlock, sub: u16) -> Result<MsiMsg> {
             | ((index >> 15) & 1) << 2,
         address_hi: 0,
         data: u32::from(sub),
-    })
+    }
 }
 
 /// The queued-invalidation descriptor (`qw0`; `qw1` is 0) that drops `block` from the interrupt
@@ -215,6 +233,7 @@ pub(crate) fn iec_flush(block: IrteBlock) -> u64 {
     u64::from(block.index) << 32 | u64::from(block.mask & 0x1f) << 27 | 1 << 4 | 0x4
 }
 
+#[cfg(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST)]
 #[kunit_tests(rust_vtd_irte_table)]
 mod tests {
     use super::*;

@@ -58,12 +58,21 @@ use release::{
 #[cfg(CONFIG_GENERIC_MSI_IRQ)]
 mod msi;
 #[cfg(CONFIG_GENERIC_MSI_IRQ)]
-pub(crate) use msi::MsiParentOps;
-#[cfg(CONFIG_GENERIC_MSI_IRQ)]
 pub use msi::{
     ForeignDomain,
     MsiAllocInfo,
-    MsiDoorbell, //
+    MsiDoorbell,
+    MsiParentOps, //
+};
+
+#[cfg(all(CONFIG_X86_LOCAL_APIC, CONFIG_GENERIC_MSI_IRQ))]
+mod x86;
+#[cfg(all(CONFIG_X86_LOCAL_APIC, CONFIG_GENERIC_MSI_IRQ))]
+pub use x86::{
+    apic_dest_mode_logical,
+    PciRequester,
+    VectorCfg,
+    X86AllocType, //
 };
 
 #[cfg(CONFIG_OF)]
@@ -115,6 +124,12 @@ impl FwSpec {
         }
         // INVARIANT: `param_count` was checked against `FWSPEC_MAX_PARAMS`.
         Ok(spec)
+    }
+
+    /// Returns the raw `irq_fwspec` pointer, for C functions that read a specifier
+    /// (`x86_fwspec_is_ioapic()`).
+    pub fn as_raw(&self) -> *const bindings::irq_fwspec {
+        &self.0
     }
 
     /// Returns the cells of the specifier.
@@ -242,6 +257,17 @@ pub trait DomainOps: Sized + Send + Sync + 'static {
 
     /// Deactivates an interrupt (`deactivate`).
     fn deactivate(&self, _irqd: &crate::irq::IrqData) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Whether this domain serves the specifier `fwspec` on bus `bus_token` (`select`), when
+    /// genirq looks a domain up by specifier (`irq_find_matching_fwspec()`): an x86 interrupt
+    /// remapping unit claims the IO-APICs and HPETs in its device scope this way. Without it, a
+    /// domain is found by its firmware node and bus token (an MSI parent: by its children's
+    /// bus, `msi_lib_irq_domain_select()`).
+    ///
+    /// Process context, the domain list's mutex held: must not sleep on genirq's locks.
+    fn select(&self, _fwspec: &FwSpec, _bus_token: bindings::irq_domain_bus_token) -> bool {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 }
@@ -1034,8 +1060,44 @@ struct HostData<T> {
     #[cfg(CONFIG_GENERIC_MSI_IRQ)]
     msi: Opaque<bindings::msi_domain_info>,
     state: Pin<KBox<DomainState>>,
+    /// `T`'s [`DomainOps::select`], if it has one: where [`rust_irq_domain_select`] dispatches.
+    /// Its offset does not depend on `T` (asserted in `Domain::instantiate`).
+    select: Option<SelectFn>,
     #[pin]
     data: T,
+}
+
+/// A domain's [`DomainOps::select`], its type erased.
+///
+/// # Safety
+///
+/// Called with a live domain created by [`Domain`] for the `T` it was built for, and a valid
+/// specifier.
+type SelectFn = unsafe fn(*mut bindings::irq_domain, *const bindings::irq_fwspec, u32) -> bool;
+
+/// The `select` of every Rust domain with [`DomainOps::select`], as C's
+/// `irq_domain_rust_select()` calls it: the domain operation itself is that C function, since
+/// a Rust function cannot have the C type of `irq_domain_ops::select`, whose enum argument
+/// kCFI's type hash names.
+///
+/// # Safety
+///
+/// Only called by `irq_domain_rust_select()`, the `select` of a domain created by [`Domain`],
+/// with a valid specifier.
+#[no_mangle]
+unsafe extern "C" fn rust_irq_domain_select(
+    d: *mut bindings::irq_domain,
+    fwspec: *mut bindings::irq_fwspec,
+    bus_token: c_uint,
+) -> c_int {
+    // SAFETY: `d` is a live domain created by `Domain` (the function's safety requirements),
+    // whose host data is a `HostData<T>`; `select`'s offset is the same for every `T`.
+    let select = unsafe { (*(*d).host_data.cast::<HostData<()>>()).select };
+    match select {
+        // SAFETY: `select` was built for the domain's `T`; `fwspec` is valid.
+        Some(f) => c_int::from(unsafe { f(d, fwspec, bus_token) }),
+        None => 0,
+    }
 }
 
 impl DomainState {
@@ -1306,6 +1368,50 @@ impl<T: DomainOps> Domain<'static, T> {
         Ok(KBox::leak(KBox::write(slot, domain)))
     }
 
+    /// Creates the MSI parent domain of a C parent, e.g. an x86 interrupt remapping unit's
+    /// below [`ForeignDomain::x86_vector`] (`msi_create_parent_irq_domain()`): a domain found
+    /// by `ops`' bus token, whose children (per-device PCI/MSI domains) take their names'
+    /// prefix, flags and `msi_prepare` from `ops` and the parent's MSI parent operations
+    /// (`msi_parent_init_dev_msi_info()`), a radix tree of hwirqs up to `hwirq_max`. `T` must
+    /// implement [`DomainOps::alloc_info`] and [`DomainOps::select`], and not
+    /// [`DomainOps::msi_prepare`] (its children prepare at the C parent's level).
+    ///
+    /// `domain_flags` as for [`Domain::new_msi_parent`]. Unlike that one, the domain can be
+    /// removed: dropping the returned [`Domain`] removes it, once no interrupt of it is left.
+    ///
+    /// Process context (early boot included). Returns `EINVAL` for a `hwirq_max` of 0, another
+    /// flag or a `T` that does not fit, `ENOMEM`, or the error of `irq_domain_instantiate()`.
+    ///
+    /// # Safety
+    ///
+    /// `fwnode` is a valid firmware node that outlives the domain (and may be freed after an
+    /// error); no other domain of `ops`' bus is created on it.
+    #[cfg(CONFIG_GENERIC_MSI_IRQ)]
+    pub unsafe fn new_msi_parent_on(
+        fwnode: *mut bindings::fwnode_handle,
+        parent: &'static ForeignDomain,
+        hwirq_max: usize,
+        ops: &'static MsiParentOps,
+        domain_flags: u32,
+        data: impl PinInit<T, Error>,
+    ) -> Result<Self> {
+        if hwirq_max == 0 || !T::HAS_ALLOC_INFO || !T::HAS_SELECT || T::HAS_MSI_PREPARE {
+            return Err(EINVAL);
+        }
+        let known =
+            bindings::IRQ_DOMAIN_FLAG_ISOLATED_MSI | bindings::IRQ_DOMAIN_FLAG_MSI_IMMUTABLE;
+        if domain_flags & !known != 0 {
+            return Err(EINVAL);
+        }
+        Self::instantiate(
+            Fwnode::MsiParent(fwnode, ops),
+            0,
+            hwirq_max,
+            Some((parent.as_raw(), domain_flags | FLAG_PARENT_TAKES_MSI_INFO)),
+            data,
+        )
+    }
+
     /// Allocates `nr` consecutive interrupts for the specifier `params` that are never freed
     /// (`irq_domain_alloc_irqs()`): a root controller's IPIs, say, which the architecture's SMP
     /// code takes over (`set_smp_ipi_range()` on arm64). Returns the first virq.
@@ -1431,15 +1537,23 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             _ => None,
         };
         #[cfg(CONFIG_GENERIC_MSI_IRQ)]
-        if msi_parent.is_some() != T::HAS_MSI_PREPARE {
-            // An MSI parent's children call `msi_prepare`; no other domain has it.
+        if msi_parent.is_none() && T::HAS_MSI_PREPARE {
+            // Only an MSI parent's children call `msi_prepare`.
             return Err(EINVAL);
         }
-        // Without the MSI library, no child would find it (`msi_lib_irq_domain_select()`).
+        // Without the MSI library, no child would find it (`msi_lib_irq_domain_select()`)
+        // unless it selects itself.
         #[cfg(all(CONFIG_GENERIC_MSI_IRQ, not(CONFIG_IRQ_MSI_LIB)))]
-        if msi_parent.is_some() {
+        if msi_parent.is_some() && !T::HAS_SELECT {
             return Err(EOPNOTSUPP);
         }
+        // `rust_irq_domain_select` reads `select` through a `HostData<()>`.
+        const {
+            assert!(
+                core::mem::offset_of!(HostData<T>, select)
+                    == core::mem::offset_of!(HostData<()>, select)
+            )
+        };
         let owner = ModuleRef::get(crate::module::this_module::<T::OwnerModule>())?;
         let state = DomainState::new()?;
         let data = KBox::pin_init(
@@ -1454,6 +1568,11 @@ impl<'p, T: DomainOps> Domain<'p, T> {
                     ..pin_init::zeroed()
                 }),
                 state,
+                select: if T::HAS_SELECT {
+                    Some(DomainVtable::<T>::select as SelectFn)
+                } else {
+                    None
+                },
                 data <- data,
             }? Error),
             GFP_KERNEL,
@@ -2347,6 +2466,24 @@ impl<T: DomainOps> DomainVtable<T> {
         t.deactivate(unsafe { crate::irq::IrqData::from_raw(irqd) })
     }
 
+    /// # Safety
+    ///
+    /// Only called by [`rust_irq_domain_select`] for a domain created by [`Domain`] for `T`,
+    /// with a valid specifier.
+    unsafe fn select(
+        d: *mut bindings::irq_domain,
+        fwspec: *const bindings::irq_fwspec,
+        bus_token: u32,
+    ) -> bool {
+        // SAFETY: As in `map`.
+        let t = unsafe { host::<T>(d) };
+        // SAFETY: The core passes a valid specifier for the call.
+        let Ok(fwspec) = (unsafe { FwSpec::from_raw(fwspec) }) else {
+            return false;
+        };
+        t.select(fwspec, bus_token)
+    }
+
     const VTABLE: bindings::irq_domain_ops = bindings::irq_domain_ops {
         map: if T::HAS_MAP { Some(Self::map) } else { None },
         // Always: it also clears `IRQD_MASKED_BY_ACTIVE`, which `Mapper::set_masked_by_active`
@@ -2384,10 +2521,19 @@ impl<T: DomainOps> DomainVtable<T> {
         } else {
             None
         },
-        // An MSI parent (only those have `msi_prepare`) is found by its children's bus.
+        // A domain's own `select`; else an MSI parent with `msi_prepare` is found by its
+        // children's bus.
         #[cfg(CONFIG_IRQ_MSI_LIB)]
-        select: if T::HAS_MSI_PREPARE {
+        select: if T::HAS_SELECT {
+            Some(bindings::irq_domain_rust_select)
+        } else if T::HAS_MSI_PREPARE {
             Some(bindings::msi_lib_irq_domain_select)
+        } else {
+            None
+        },
+        #[cfg(not(CONFIG_IRQ_MSI_LIB))]
+        select: if T::HAS_SELECT {
+            Some(bindings::irq_domain_rust_select)
         } else {
             None
         },

@@ -376,6 +376,25 @@ fn apic_eoi() {
     unsafe { bindings::apic_eoi() }
 }
 
+/// Returns whether device MSIs are posted (`posted_msi_enabled()`): `intremap=posted_msi` on
+/// a machine whose every remapping unit can post. Interrupt remapping then writes posted IRTEs
+/// for PCI MSIs, and acks them without EOI.
+///
+/// Any context; fixed once interrupt remapping is enabled.
+pub fn msi_enabled() -> bool {
+    // SAFETY: Reads boot-time state.
+    unsafe { bindings::posted_msi_enabled() }
+}
+
+/// Returns the physical address of `cpu`'s posted-MSI descriptor (`posted_msi_pi_desc`), where
+/// an IOMMU posts the MSIs routed to `cpu` (`get_pi_desc_addr()`).
+///
+/// Any context.
+pub fn pi_desc_phys(cpu: CpuId) -> u64 {
+    // SAFETY: `per_cpu_ptr()` of a valid CPU id, a per-CPU variable in the kernel's direct map.
+    unsafe { bindings::virt_to_phys(bindings::posted_msi_pi_desc_of_cpu(cpu.as_u32()).cast()) }
+}
+
 /// Returns whether the Rust posted-MSI implementation is selected: `posted_msi=rust` (the
 /// default) or `posted_msi=c` on the kernel command line, or a test's `x86_posted_msi_select()`.
 ///

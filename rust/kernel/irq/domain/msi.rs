@@ -23,7 +23,7 @@ impl MsiAllocInfo {
         info
     }
 
-    pub(super) fn as_raw(&self) -> *mut bindings::msi_alloc_info_t {
+    pub(crate) fn as_raw(&self) -> *mut bindings::msi_alloc_info_t {
         self.0.get()
     }
 
@@ -121,7 +121,7 @@ impl MsiDoorbell {
 ///
 /// `self.0` is a `msi_parent_ops` that lives and is not changed for the kernel's lifetime.
 #[repr(transparent)]
-pub(crate) struct MsiParentOps(Opaque<bindings::msi_parent_ops>);
+pub struct MsiParentOps(Opaque<bindings::msi_parent_ops>);
 
 // SAFETY: Immutable C data.
 unsafe impl Sync for MsiParentOps {}
@@ -132,8 +132,7 @@ impl MsiParentOps {
     /// # Safety
     ///
     /// `ptr` points to a `msi_parent_ops` that is never freed or changed.
-    #[cfg_attr(not(CONFIG_ARM_GIC_V3_RUST), allow(dead_code))] // Its first user is the GICv3 ITS.
-    pub(crate) unsafe fn from_raw(ptr: *const bindings::msi_parent_ops) -> &'static Self {
+    pub unsafe fn from_raw(ptr: *const bindings::msi_parent_ops) -> &'static Self {
         // SAFETY: Transparent wrapper; the caller guarantees the rest.
         // INVARIANT: As the caller guarantees.
         unsafe { &*ptr.cast() }
