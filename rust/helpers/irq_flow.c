@@ -195,6 +195,41 @@ __rust_helper void rust_helper_irq_flow_mask(struct irq_desc *desc)
 	mask_irq(desc);
 }
 
+__rust_helper void rust_helper_irq_flow_unmask(struct irq_desc *desc)
+{
+	unmask_irq(desc);
+}
+
+/* mask_ack_irq() of kernel/irq/chip.c. */
+__rust_helper void rust_helper_irq_flow_mask_ack(struct irq_desc *desc)
+{
+	struct irq_chip *chip = desc->irq_data.chip;
+
+	if (chip->irq_mask_ack) {
+		chip->irq_mask_ack(&desc->irq_data);
+		irq_state_set_masked(desc);
+	} else {
+		mask_irq(desc);
+		if (chip->irq_ack)
+			chip->irq_ack(&desc->irq_data);
+	}
+}
+
+__rust_helper bool rust_helper_irq_flow_has_action(struct irq_desc *desc)
+{
+	return desc->action;
+}
+
+__rust_helper bool rust_helper_irq_flow_is_disabled(struct irq_desc *desc)
+{
+	return irqd_irq_disabled(&desc->irq_data);
+}
+
+__rust_helper bool rust_helper_irq_flow_is_masked(struct irq_desc *desc)
+{
+	return irqd_irq_masked(&desc->irq_data);
+}
+
 __rust_helper void rust_helper_irq_flow_handle_event(struct irq_desc *desc)
 {
 	handle_irq_event(desc);

@@ -476,6 +476,11 @@ def main():
             chips = re.findall(r"chip:\s+(\S+)", dbg.get(tag, ""))
             check(f"{what} remapped by {ir_chip} (genirq debugfs)", ir_chip in chips,
                   " > ".join(chips) or "no debugfs dump")
+        # The Rust domain's PCI/MSI interrupts take the Rust edge flow, C's the C one.
+        flow = "rust_handle_edge_irq" if ir_rust else "handle_edge_irq"
+        m = re.search(r"handler:\s+(\S+)", dbg.get("msix", ""))
+        check(f"virtio MSI-X on the flow {flow} (genirq debugfs)",
+              bool(m) and m.group(1).split("+")[0] == flow, m.group(1) if m else "no handler line")
         check_moves([("msix", "MSI-X", f"{rng}-input")])
         # QEMU judges every entry it remaps: its errors (a non-present or reserved-bit IRTE, a
         # source-id mismatch: "qemu-system-x86_64: vtd_...", on stderr, in the console log),

@@ -144,10 +144,11 @@ fn pci_source(r: &PciRequester) -> SourceId {
     }
 }
 
-/// What a unit's lock protects: which entries are in use, and the table.
+/// What a unit's lock protects: which entries are in use, and the table (until the domain is
+/// removed: C frees it then).
 struct UnitState {
     alloc: IrteAllocator,
-    table: IrTable,
+    table: Option<IrTable>,
 }
 
 /// A VT-d unit, as its Rust domain and chips see it.
@@ -166,12 +167,28 @@ pub(crate) struct Unit {
 }
 
 impl Unit {
-    /// Writes entry `index` and flushes it from the interrupt entry cache (`modify_irte()`).
+    /// Writes entry `index`, which must be in use, and flushes it from the interrupt entry
+    /// cache (`modify_irte()`). A failed flush is reported and the write stands, as in C (the
+    /// entry is written; the unit may use the old one until its cache drops it).
+    ///
+    /// Errors: `ENODEV` once the domain is removed, `EINVAL` for an entry not in use (a stale
+    /// interrupt's), and [`IrTable::write`]'s (the entry is not written then).
     fn write(&self, index: u16, e: Irte) -> Result {
         let one = IrteBlock::new(index, 0)?;
         self.state.with_irqsave(move |s| {
-            s.table.write(index, &e)?;
-            s.table.flush_iec(table::iec_flush(one))
+            if !s.alloc.is_used(index) {
+                return Err(EINVAL);
+            }
+            let t = s.table.as_mut().ok_or(ENODEV)?;
+            t.write(index, &e)?;
+            if let Err(err) = t.flush_iec(table::iec_flush(one)) {
+                pr_err!(
+                    "IRTE {:#x}: interrupt entry cache flush failed: {:?}\n",
+                    index,
+                    err
+                );
+            }
+            Ok(())
         })
     }
 
@@ -181,16 +198,36 @@ impl Unit {
     }
 
     /// Clears `block`'s entries, returns it to the allocator, then flushes it from the
-    /// interrupt entry cache (`clear_entries()`).
+    /// interrupt entry cache (`clear_entries()`). An entry that cannot be cleared keeps the
+    /// whole block in use, never handed out again.
+    ///
+    /// Errors: `EINVAL` for a block not in use, `EIO` if an entry was not cleared; a failed
+    /// flush is reported, the block is returned.
     fn free(&self, block: IrteBlock) -> Result {
         self.state.with_irqsave(move |s| {
-            // Entries of a block are consecutive, and `u16` (the block is in the table).
-            for e in 0..block.count() as u16 {
-                s.table.write(block.index() + e, &Irte::ZERO)?;
+            if let Some(t) = s.table.as_mut() {
+                // Entries of a block are consecutive, and `u16` (the block is in the table).
+                for e in 0..block.count() as u16 {
+                    if t.write(block.index() + e, &Irte::ZERO).is_err() {
+                        return Err(EIO);
+                    }
+                }
             }
             s.alloc.free(block)?;
-            s.table.flush_iec(table::iec_flush(block))
+            if let Some(t) = s.table.as_mut() {
+                if let Err(err) = t.flush_iec(table::iec_flush(block)) {
+                    pr_err!("IRTE block {:#x}: flush failed: {:?}\n", block.index(), err);
+                }
+            }
+            Ok(())
         })
+    }
+
+    /// Gives the table back to C, which frees it once the domain is removed: no entry is
+    /// written any more (a chip data's release may still hold the unit).
+    pub(crate) fn detach(&self) {
+        let t = self.state.with_irqsave(|s| s.table.take());
+        drop(t);
     }
 }
 
@@ -234,16 +271,16 @@ impl IrVector {
         }
     }
 
-    /// Points the entry at the vector and destination the vector domain assigned
+    /// Points the entry at `cfg`, the vector and destination the vector domain assigned
     /// (`intel_ir_reconfigure_irte()`), unless the interrupt is posted to a vCPU and
     /// `force_host` is false.
-    fn reconfigure(&self, irqd: &IrqData, force_host: bool) -> Result {
+    fn reconfigure(&self, cfg: Option<VectorCfg>, force_host: bool) -> Result {
         if self.posted_vcpu.load(Relaxed) && !force_host {
             return Ok(());
         }
         self.posted_vcpu.store(false, Relaxed);
-        let cfg = VectorCfg::of(irqd).ok_or(EINVAL)?;
-        self.unit.write(self.index(), self.host_entry(cfg)?)
+        self.unit
+            .write(self.index(), self.host_entry(cfg.ok_or(EINVAL)?)?)
     }
 
     /// `intel_ir_set_affinity()`: the vector domain moves the vector, the entry follows, and
@@ -261,7 +298,7 @@ impl IrVector {
         }
         // Until the entry is rewritten, interrupts still arrive on the old vector: no cleanup
         // if it is not.
-        self.reconfigure(irqd, false)?;
+        self.reconfigure(irqd.vector_cfg(), false)?;
         irqd.schedule_vector_cleanup()?;
         Ok(SetAffinity::Done)
     }
@@ -269,8 +306,8 @@ impl IrVector {
     /// `intel_ir_set_vcpu_affinity()`: posts the interrupt to the vCPU whose descriptor and
     /// guest vector `vcpu` names, or takes it back to the host's routing.
     fn set_vcpu_affinity(&self, irqd: &SetVcpuAffinityCtx<'_>, vcpu: VcpuInfo) -> Result {
-        match hw::pi_data(&vcpu) {
-            None => self.reconfigure(irqd, true),
+        match hw::pi_data(irqd, &vcpu) {
+            None => self.reconfigure(irqd.vector_cfg(), true),
             Some((pda, vector)) => {
                 let vector = u8::try_from(vector).map_err(|_| EINVAL)?;
                 let e = Irte::posted(vector, pda, false, self.source)?;
@@ -289,9 +326,9 @@ impl Chip for IrChip {
     type Data = IrVector;
     const NAME: &'static CStr = c"INTEL-IR-RS";
 
-    /// `apic_ack_irq()`: the local APIC's EOI; a move was made when the entry was rewritten.
+    /// `apic_ack_irq()`: a pending deferred move, then the local APIC's EOI.
     fn ack(_v: &IrVector, irqd: &AckCtx<'_>) {
-        irqd.apic_ack()
+        hw::apic_ack(irqd)
     }
 
     fn set_affinity(
@@ -371,7 +408,13 @@ impl IrDomain {
         let alloc = IrteAllocator::new(ecap)?;
         let unit = Arc::pin_init(
             try_pin_init!(Unit {
-                state <- new_raw_spinlock!(UnitState { alloc, table }, "intel_ir_unit"),
+                state <- new_raw_spinlock!(
+                    UnitState {
+                        alloc,
+                        table: Some(table),
+                    },
+                    "intel_ir_unit"
+                ),
                 id,
                 mode,
                 nosid,
@@ -396,7 +439,12 @@ impl IrDomain {
 
     /// Whether an entry is in use (`dmar_ir_hotplug()` refuses to remove the unit then).
     pub(crate) fn in_use(&self) -> bool {
-        self.unit.state.with_irqsave(|s| s.alloc.in_use() != 0)
+        self.unit.state.with_irqsave(|s| s.alloc.any_used())
+    }
+
+    /// The unit.
+    pub(crate) fn unit(&self) -> &Arc<Unit> {
+        &self.unit
     }
 
     /// The requester ID of an IO-APIC or HPET in the DMAR device scope; no verification, as C,
@@ -513,14 +561,13 @@ impl DomainOps for IrDomain {
 
     /// `intel_irq_remapping_activate()`: the entry for the vector just assigned.
     fn activate(&self, irqd: &IrqData, _reserve: bool) -> Result {
-        hw::vector_of(self, irqd)
-            .ok_or(EINVAL)?
-            .reconfigure(irqd, true)
+        let (v, cfg) = hw::activation(self, irqd).ok_or(EINVAL)?;
+        v.reconfigure(cfg, true)
     }
 
     /// `intel_irq_remapping_deactivate()`: the entry cleared.
     fn deactivate(&self, irqd: &IrqData) {
-        if let Some(v) = hw::vector_of(self, irqd) {
+        if let Some((v, _)) = hw::activation(self, irqd) {
             if v.posted_vcpu.swap(false, Relaxed) {
                 pr_warn!("irq {}: deactivated while posted to a vCPU\n", irqd.irq());
             }

@@ -157,6 +157,11 @@ impl Irte {
         Self { low, high }
     }
 
+    /// Whether the entry is present (P, bit 0): the unit remaps through it.
+    pub(crate) fn is_present(&self) -> bool {
+        self.low & P != 0
+    }
+
     /// Whether the entry is in posted format (IM, bit 15): its descriptor address spans both
     /// quadwords, so it is only written as one 128-bit update.
     pub(crate) fn is_posted(&self) -> bool {

@@ -9,6 +9,8 @@
 //!
 //! C source: [`drivers/iommu/intel/irq_remapping.c`](srctree/drivers/iommu/intel/irq_remapping.c).
 
+#[cfg(doc)]
+use crate::irq_remapping_domain::Unit;
 use crate::{
     irq_remapping_domain::{
         IrDomain,
@@ -31,12 +33,15 @@ use kernel::{
     bindings,
     error::to_result,
     irq::{
+        AckCtx,
         Domain,
         ForeignDomain,
         FwSpec,
         IrqData,
         MsiParentOps,
-        VcpuInfo, //
+        SetVcpuAffinityCtx,
+        VcpuInfo,
+        VectorCfg, //
     },
     prelude::*,
 };
@@ -51,9 +56,10 @@ use kernel::{
 /// # Invariants
 ///
 /// `iommu` is a live `struct intel_iommu` with queued invalidation enabled, and `base` its
-/// table of [`TABLE_ENTRIES`](crate::irq_remapping_table::TABLE_ENTRIES) 16-byte entries, 16-byte aligned; both outlive `self`: C frees
-/// them only once the unit's domain is removed (`rust_intel_ir_domain_remove()`, which drops
-/// `self`). `cx16` is true only if the CPUs have `cmpxchg16b`.
+/// table of [`TABLE_ENTRIES`](crate::irq_remapping_table::TABLE_ENTRIES) 16-byte entries,
+/// 16-byte aligned; both outlive `self`: C frees them only once the unit's domain is removed
+/// by `rust_intel_ir_domain_remove()`, which drops `self` first ([`Unit::detach`]). `cx16` is
+/// true only if the CPUs have `cmpxchg16b`.
 pub(crate) struct IrTable {
     iommu: NonNull<bindings::intel_iommu>,
     base: NonNull<u64>,
@@ -87,8 +93,10 @@ impl IrTable {
     }
 
     /// Writes entry `index` as `modify_irte()` does: with one 128-bit `cmpxchg16b` if the old
-    /// or the new entry is posted (its descriptor address spans both quadwords), else the low
-    /// quadword, then the high one; then writes it back from the CPU's caches if the unit does
+    /// or the new entry is posted (its descriptor address spans both quadwords), else one
+    /// quadword at a time: the low one (present bit, vector, destination) first, but the high
+    /// one (the source-id check) first when the entry becomes present, so that it is never
+    /// present without its check; then writes it back from the CPU's caches if the unit does
     /// not snoop them. The caller then invalidates it ([`IrTable::flush_iec`]).
     ///
     /// Errors: `EOPNOTSUPP` for a posted entry without `cmpxchg16b` (posting needs it), `EIO`
@@ -106,8 +114,14 @@ impl IrTable {
             if seen != old.as_u128() {
                 return Err(EIO);
             }
-        } else {
+        } else if e.is_present() && !old.is_present() {
             // SAFETY: Inside the table (`slot`); the IOMMU reads each quadword atomically.
+            unsafe {
+                core::ptr::write_volatile(high, e.high());
+                core::ptr::write_volatile(low, e.low());
+            }
+        } else {
+            // SAFETY: As above.
             unsafe {
                 core::ptr::write_volatile(low, e.low());
                 core::ptr::write_volatile(high, e.high());
@@ -199,13 +213,19 @@ pub(crate) fn hpet_sid(id: u32) -> Option<u16> {
     u16::try_from(unsafe { bindings::intel_ir_hpet_sid(id) }).ok()
 }
 
-/// The per-interrupt data of `irqd`, a level of `domain`'s interrupts: the [`IrVector`] that
-/// [`IrDomain`]'s `alloc_info` installed as its chip data, or `None` before that or once the
-/// interrupt is torn down.
+/// The per-interrupt data of `irqd`, a level of `domain`'s interrupts, and the routing the
+/// vector domain gives it: the [`IrVector`] that [`IrDomain`]'s `alloc_info` installed as its
+/// chip data, or `None` before that, once the interrupt is torn down, or for a level of another
+/// domain.
 ///
-/// For the domain's `activate` and `deactivate`, which genirq calls on its own level of an
-/// allocated interrupt.
-pub(crate) fn vector_of<'a>(domain: &IrDomain, irqd: &'a IrqData) -> Option<&'a IrVector> {
+/// For the domain's `activate` and `deactivate`, which genirq calls on the domain's own level
+/// of an allocated interrupt, and does not run concurrently with freeing it: this crate reaches
+/// the domain's levels only there (`irqd` is what genirq passed), so the interrupt's hierarchy
+/// and its chip data outlive the borrow.
+pub(crate) fn activation<'a>(
+    domain: &IrDomain,
+    irqd: &'a IrqData,
+) -> Option<(&'a IrVector, Option<VectorCfg>)> {
     // SAFETY: `irqd` is valid (type invariant of `IrqData`).
     let (d, data) = unsafe {
         (
@@ -213,14 +233,37 @@ pub(crate) fn vector_of<'a>(domain: &IrDomain, irqd: &'a IrqData) -> Option<&'a 
             core::ptr::read_volatile(&raw const (*irqd.as_raw()).chip_data),
         )
     };
+    // The domain is recorded once created, before any interrupt can be allocated in it (C
+    // publishes it in `iommu->ir_domain` after the creation returns).
     if d.is_null() || d != domain.raw() {
         return None;
     }
     // SAFETY: At `domain`'s level, the chip data is NULL or an `IrVector` that `alloc_info`
     // installed with `Allocator::set_chip_boxed` (the only chip data this level gets: type
-    // invariant of `IrDomain`), live until a grace period after the level is reset, which
-    // outlasts the `activate` or `deactivate` call `irqd` is borrowed for.
-    unsafe { data.cast::<IrVector>().as_ref() }
+    // invariant of `IrDomain`), released only after the level is reset when the interrupt is
+    // freed, which genirq does not do during the `activate` or `deactivate` call `irqd` is
+    // borrowed for.
+    let v = unsafe { data.cast::<IrVector>().as_ref() }?;
+    // SAFETY: As above: in the domain's `activate` or `deactivate` of the interrupt.
+    let cfg = unsafe { VectorCfg::of(irqd) };
+    Some((v, cfg))
+}
+
+/// The `ack` of the remapping chips (`apic_ack_irq()`): a pending deferred move, then the local
+/// APIC's EOI.
+pub(crate) fn apic_ack(irqd: &AckCtx<'_>) {
+    // SAFETY: Called only as the `irq_ack` of INTEL-IR-RS, the remapping level of PCI/MSI
+    // interrupts (whose flows are the edge flows, `rust_handle_edge_irq()` and
+    // `handle_edge_irq()`), of IO-APIC lines (`handle_edge_irq()`; `handle_fasteoi_irq()`
+    // never acks, `ioapic_ir_ack_level()` EOIs) and of HPET comparators (`handle_edge_irq()`):
+    // flows that call `irq_ack` with the descriptor lock held, as `irq_move_irq()` needs.
+    unsafe { irqd.apic_ack() }
+}
+
+/// What C holds for a unit whose domain is Rust's (`iommu->ir_rust`): the domain, until it is
+/// removed.
+struct UnitHandle {
+    domain: Option<Domain<'static, IrDomain>>,
 }
 
 /// Creates the Rust interrupt remapping domain of VT-d unit `iommu` (`intel_setup_irq_remapping()`,
@@ -251,6 +294,11 @@ pub(crate) unsafe extern "C" fn rust_intel_ir_domain_create(
     else {
         return core::ptr::null_mut();
     };
+    // `cmpxchg16b` faults on an entry that is not 16-byte aligned.
+    if table as usize % 16 != 0 {
+        pr_err!("remapping table not 16-byte aligned\n");
+        return core::ptr::null_mut();
+    }
     let Some(parent) = ForeignDomain::x86_vector() else {
         pr_err!("no x86 vector domain\n");
         return core::ptr::null_mut();
@@ -269,6 +317,9 @@ pub(crate) unsafe extern "C" fn rust_intel_ir_domain_create(
         ApicMode::XApic
     };
     let r = IrDomain::new(table, id, ecap, mode, nosid).and_then(|host| {
+        // The box first: once the domain exists, nothing may fail (dropping it would remove it
+        // again, and C would then create its own on the same fwnode).
+        let slot = KBox::<UnitHandle>::new_uninit(GFP_KERNEL)?;
         // SAFETY: `ops` is immutable C data (the caller guarantees it).
         let ops = unsafe { MsiParentOps::from_raw(ops) };
         // SAFETY: `fwnode` outlives the domain and serves no other (the caller guarantees it).
@@ -283,17 +334,20 @@ pub(crate) unsafe extern "C" fn rust_intel_ir_domain_create(
             )
         }?;
         d.data().set_raw(d.as_raw());
-        Ok(KBox::new(d, GFP_KERNEL)?)
+        Ok(KBox::write(slot, UnitHandle { domain: Some(d) }))
     });
     match r {
-        Ok(d) => {
+        Ok(h) => {
+            let Some(d) = h.domain.as_ref() else {
+                return core::ptr::null_mut();
+            };
             // SAFETY: `domain` is valid for a write (the caller guarantees it).
             unsafe { *domain = d.as_raw() };
             pr_info!(
                 "Rust interrupt remapping domain, {} mode\n",
                 if x2apic { "x2apic" } else { "xapic" }
             );
-            KBox::into_raw(d).cast()
+            KBox::into_raw(h).cast()
         }
         Err(e) => {
             pr_err!("Rust interrupt remapping domain: error {:?}\n", e);
@@ -310,14 +364,32 @@ pub(crate) unsafe extern "C" fn rust_intel_ir_domain_create(
 /// `unit` was returned by [`rust_intel_ir_domain_create`] and not removed yet.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rust_intel_ir_domain_remove(unit: *mut c_void) -> c_int {
-    // SAFETY: As the caller guarantees: the box `rust_intel_ir_domain_create` leaked.
-    let d = unsafe { KBox::from_raw(unit.cast::<Domain<'static, IrDomain>>()) };
+    // SAFETY: As the caller guarantees: the box `rust_intel_ir_domain_create` leaked, which C
+    // hands to one of these calls at a time (under `dmar_global_lock`).
+    let h = unsafe { &mut *unit.cast::<UnitHandle>() };
+    let Some(d) = h.domain.take() else {
+        return EINVAL.to_errno();
+    };
     if d.data().in_use() {
-        let _ = KBox::into_raw(d);
+        h.domain = Some(d);
         return EBUSY.to_errno();
     }
-    drop(d);
-    0
+    let u = d.data().unit().clone();
+    match d.try_remove() {
+        Ok(()) => {
+            // C frees the table next; the unit may outlive the domain (a chip data's release
+            // holds it) and must not reach the table then.
+            u.detach();
+            // SAFETY: The box is C's no more (it forgets it on success).
+            drop(unsafe { KBox::from_raw(unit.cast::<UnitHandle>()) });
+            0
+        }
+        Err((e, d)) => {
+            // Still registered (a child domain or a handler left): kept, with its table.
+            h.domain = Some(d);
+            e.to_errno()
+        }
+    }
 }
 
 /// Whether an entry of the unit's Rust domain is in use (`dmar_ir_hotplug()`).
@@ -328,21 +400,22 @@ pub(crate) unsafe extern "C" fn rust_intel_ir_domain_remove(unit: *mut c_void) -
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rust_intel_ir_domain_in_use(unit: *mut c_void) -> bool {
     // SAFETY: As the caller guarantees.
-    let d = unsafe { &*unit.cast::<Domain<'static, IrDomain>>() };
-    d.data().in_use()
+    let h = unsafe { &*unit.cast::<UnitHandle>() };
+    h.domain.as_ref().is_some_and(|d| d.data().in_use())
 }
 
 /// The posted-interrupt descriptor's physical address and the guest vector a hypervisor passes
 /// to post a remapped interrupt to a vCPU (`struct intel_iommu_pi_data`), or `None`: post no
-/// more.
-pub(crate) fn pi_data(vcpu: &VcpuInfo) -> Option<(u64, u32)> {
+/// more. For the remapping chips' `set_vcpu_affinity` (`_irqd`: only in that call).
+pub(crate) fn pi_data(_irqd: &SetVcpuAffinityCtx<'_>, vcpu: &VcpuInfo) -> Option<(u64, u32)> {
     let p = vcpu.as_raw().cast::<bindings::intel_iommu_pi_data>();
     if p.is_null() {
         return None;
     }
-    // SAFETY: `irq_set_vcpu_affinity()` on an interrupt VT-d remaps passes a `struct
-    // intel_iommu_pi_data` (the remapping chips' contract, as for `intel_ir_set_vcpu_affinity()`:
-    // KVM's `vmx_pi_update_irte()`), valid for the call.
+    // SAFETY: This crate calls it only from the `set_vcpu_affinity` of its remapping chips,
+    // with the `vcpu` of that call: `irq_set_vcpu_affinity()` on an interrupt VT-d remaps passes
+    // a `struct intel_iommu_pi_data` (the remapping chips' contract, as for
+    // `intel_ir_set_vcpu_affinity()`: KVM's `vmx_pi_update_irte()`), valid for the call.
     let d = unsafe { p.read() };
     Some((d.pi_desc_addr, d.vector))
 }

@@ -101,9 +101,11 @@ impl IntelIrData {
 /// Only for the chip's `irq_ack` (its one caller; an [`AckCtx`] exists only in an ack), in hard
 /// IRQ context.
 pub(crate) fn posted_ack(irqd: &AckCtx<'_>) {
-    // SAFETY: Called only as the `irq_ack` of INTEL-IR-POST (and INTEL-IR-POST-RS), which
-    // `intel_irq_remapping_alloc()` (and the Rust domain's) installs on PCI MSI/MSI-X interrupts, whose flow is `handle_edge_irq()` (the PCI/MSI
-    // domain's): it calls `irq_ack` with the descriptor lock held, in the interrupt's hard IRQ.
+    // SAFETY: Called only as the `irq_ack` of INTEL-IR-POST, which `intel_irq_remapping_alloc()`
+    // installs on PCI MSI/MSI-X interrupts, and of INTEL-IR-POST-RS, which the Rust domain
+    // installs on the same: their flow is the PCI/MSI domain's edge flow, `handle_edge_irq()`
+    // or, below the Rust domain, `rust_handle_edge_irq()`; both call `irq_ack` with the
+    // descriptor lock held, in the interrupt's hard IRQ.
     // C code that acks a posted MSI otherwise (a chained handler on one) breaks the same
     // contract of C's `intel_ack_posted_msi_irq()`; with lockdep it is reported.
     unsafe { kernel::irq::posted::ack(irqd) }

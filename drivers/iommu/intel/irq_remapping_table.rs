@@ -171,7 +171,19 @@ impl IrteAllocator {
         Ok(())
     }
 
+    /// Whether entry `index` belongs to a block in use.
+    pub(crate) fn is_used(&self, index: u16) -> bool {
+        let i = usize::from(index);
+        i < self.used.len() && self.used.next_bit(i) == Some(i)
+    }
+
+    /// Whether any entry is in use.
+    pub(crate) fn any_used(&self) -> bool {
+        self.used.next_bit(0).is_some()
+    }
+
     /// Entries in use.
+    #[cfg_attr(not(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST), allow(dead_code))]
     pub(crate) fn in_use(&self) -> usize {
         let mut n = 0;
         let mut i = 0;

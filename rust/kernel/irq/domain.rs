@@ -418,7 +418,7 @@ fn flow_has_top_callbacks(handler: bindings::irq_flow_handler_t, ack: bool, eoi:
     let is_c = |f: unsafe extern "C" fn(*mut bindings::irq_desc)| {
         Some(f as usize) == handler.map(|p| p as usize)
     };
-    if is(FlowHandler::Edge) {
+    if is(FlowHandler::Edge) || is(FlowHandler::RustEdge) {
         return ack;
     }
     #[cfg(CONFIG_IRQ_FASTEOI_HIERARCHY_HANDLERS)]
@@ -1218,15 +1218,18 @@ impl DomainState {
 ///
 /// - `self.domain` is a live `irq_domain` created by `irq_domain_instantiate()` whose
 ///   `host_data` points to `*self.data` (a `HostData<T>`) and whose ops are `DomainVtable::<T>`.
-/// - `self.fwnode` is the domain's named fwnode, owned by `self`; or, for a domain created by
-///   [`Domain::new_root`], which is never removed (only a `&'static` reference to it exists, so
-///   it is never dropped), the firmware node it borrows, which its owner never frees.
+/// - `self.fwnode` is the domain's fwnode: if `self.owns_fwnode`, its named fwnode, owned by
+///   `self`; otherwise the firmware node it borrows, which outlives it: for a domain created by
+///   [`Domain::new_root`] or [`Domain::new_msi_parent`], never removed (only a `&'static`
+///   reference to it exists, so it is never dropped), one its owner never frees; for
+///   [`Domain::new_msi_parent_on`], one its owner frees only after the domain is removed.
 /// - `self.hwirq_max` is the domain's `hwirq_max`.
 /// - `self.owner` references the module of `T`'s code (`T::OwnerModule`), which the domain's
 ///   operations and chips are.
 pub struct Domain<'p, T: DomainOps> {
     domain: NonNull<bindings::irq_domain>,
     fwnode: *mut bindings::fwnode_handle,
+    owns_fwnode: bool,
     hwirq_max: usize,
     data: ManuallyDrop<Pin<KBox<HostData<T>>>>,
     owner: ManuallyDrop<ModuleRef>,
@@ -1642,6 +1645,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         Ok(Self {
             domain,
             fwnode,
+            owns_fwnode: owned,
             hwirq_max,
             data: ManuallyDrop::new(data),
             owner: ManuallyDrop::new(owner),
@@ -1831,8 +1835,10 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         unsafe { dispose_all(self.as_raw()) }?;
         // SAFETY: The domain is live and has no mappings and no child domains left.
         unsafe { bindings::irq_domain_remove(self.as_raw()) };
-        // SAFETY: The fwnode is owned by `self` and no longer used by the removed domain.
-        unsafe { bindings::irq_domain_free_fwnode(self.fwnode) };
+        if self.owns_fwnode {
+            // SAFETY: The fwnode is owned by `self` and no longer used by the removed domain.
+            unsafe { bindings::irq_domain_free_fwnode(self.fwnode) };
+        }
         // A flow handler that started before its interrupt was disposed of may still call a chip
         // callback, which reads the host data as chip data: `handle_fasteoi_irq()` loads the
         // chip before it takes `desc->lock` (and uses that copy to EOI a line without action),

@@ -36,6 +36,8 @@ pub enum FlowHandler {
     /// [`fasteoi`], `handle_fasteoi_irq()` written in Rust, with the strict flow for interrupts
     /// masked by their active state. The chip must implement `eoi`.
     RustFastEoi,
+    /// [`edge`], `handle_edge_irq()` written in Rust. The chip must implement `ack`.
+    RustEdge,
     /// [`percpu_devid`], `handle_percpu_devid_irq()` written in Rust; installing it marks the
     /// interrupt per-CPU, as [`FlowHandler::PercpuDevid`] does.
     RustPercpuDevid,
@@ -46,7 +48,7 @@ impl FlowHandler {
     /// flow, `eoi` for the fasteoi flow); `EINVAL` otherwise.
     pub fn check<C: super::Chip>(self) -> Result {
         match self {
-            Self::Edge if !C::HAS_ACK => Err(EINVAL),
+            Self::Edge | Self::RustEdge if !C::HAS_ACK => Err(EINVAL),
             // A chip with `EOI_PARENT` ends nothing without a hierarchy.
             Self::FastEoi | Self::RustFastEoi
                 if !(C::HAS_EOI || (C::EOI_PARENT && cfg!(CONFIG_IRQ_DOMAIN_HIERARCHY))) =>
@@ -67,6 +69,7 @@ impl FlowHandler {
             Self::PercpuDevid => bindings::handle_percpu_devid_irq,
             Self::Bad => bindings::handle_bad_irq,
             Self::RustFastEoi => rust_handle_fasteoi_irq,
+            Self::RustEdge => rust_handle_edge_irq,
             Self::RustPercpuDevid => rust_handle_percpu_devid_irq,
         })
     }
@@ -263,6 +266,50 @@ impl<'a> LockedFlow<'a> {
         unsafe { bindings::irq_flow_mask(self.desc.as_raw()) }
     }
 
+    /// Unmasks the interrupt if it is masked (`unmask_irq()`).
+    #[inline]
+    pub fn unmask(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_unmask(self.desc.as_raw()) }
+    }
+
+    /// Masks and acks the interrupt (`mask_ack_irq()`): the chip's `irq_mask_ack`, or its mask
+    /// then its `irq_ack` if it has one.
+    #[inline]
+    pub fn mask_ack(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_mask_ack(self.desc.as_raw()) }
+    }
+
+    /// Calls the chip's `irq_ack`, if it has one (the edge flow's chips do: the Rust domains
+    /// check it, [`FlowHandler::check`]).
+    #[inline]
+    pub fn ack(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_ack_if_any(self.desc.as_raw()) }
+    }
+
+    /// Whether the interrupt has a handler (`desc->action`).
+    #[inline]
+    pub fn has_action(&self) -> bool {
+        // SAFETY: The lock is held (type invariant): actions are added and removed under it.
+        unsafe { bindings::irq_flow_has_action(self.desc.as_raw()) }
+    }
+
+    /// Whether the interrupt is disabled (`irqd_irq_disabled()`).
+    #[inline]
+    pub fn is_disabled(&self) -> bool {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_is_disabled(self.desc.as_raw()) }
+    }
+
+    /// Whether the interrupt is masked (`irqd_irq_masked()`).
+    #[inline]
+    pub fn is_masked(&self) -> bool {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::irq_flow_is_masked(self.desc.as_raw()) }
+    }
+
     /// Calls the top-level chip's `irq_eoi`; under a chip without one (a broken hierarchy:
     /// C's flows would call through NULL), the `irq_eoi` of the nearest level below that has
     /// one, with a warning once.
@@ -379,6 +426,43 @@ pub fn fasteoi(flow: &mut LockedFlow<'_>) {
     }
 }
 
+/// The edge flow (`handle_edge_irq()`), in Rust: for interrupts that latch an edge, which the
+/// `ack` clears, so that one arriving while the handlers run is seen again.
+///
+/// As C: an interrupt that cannot be handled now (in progress on another CPU, no handlers,
+/// disabled) is marked pending, masked and acked; otherwise it is counted and acked, and its
+/// handlers run, again as long as another edge arrived meanwhile (pending) and it is not
+/// disabled, unmasking it first if a previous edge masked it; an interrupt whose handlers were
+/// freed meanwhile is masked.
+///
+/// Hard IRQ context, the descriptor lock held ([`LockedFlow`]).
+///
+/// C source: [`kernel/irq/chip.c`](srctree/kernel/irq/chip.c).
+pub fn edge(flow: &mut LockedFlow<'_>) {
+    if !flow.can_handle_pm() || !flow.can_handle_actions() {
+        flow.set_pending();
+        flow.mask_ack();
+        return;
+    }
+    flow.kstat_incr();
+    flow.ack();
+    loop {
+        if !flow.has_action() {
+            flow.mask();
+            return;
+        }
+        // An edge that arrived while the handlers ran may have masked it (above, on another
+        // CPU): unmask unless it was disabled meanwhile.
+        if flow.is_pending() && !flow.is_disabled() && flow.is_masked() {
+            flow.unmask();
+        }
+        flow.handle_event();
+        if !flow.is_pending() || flow.is_disabled() {
+            return;
+        }
+    }
+}
+
 /// The descriptor of a per-CPU interrupt whose flow handler runs on this CPU: per-CPU flows take
 /// no lock (per-CPU interrupts are not serialized).
 ///
@@ -467,6 +551,20 @@ unsafe extern "C" fn rust_handle_fasteoi_irq(desc: *mut bindings::irq_desc) {
     // SAFETY: This is the flow handler of `desc`, in its hard IRQ, without the lock.
     let mut flow = unsafe { LockedFlow::lock(desc) };
     fasteoi(&mut flow);
+}
+
+/// The flow handler of [`FlowHandler::RustEdge`].
+///
+/// # Safety
+///
+/// Called by genirq as the flow handler of `desc`, in its hard IRQ (`desc->handle_irq`).
+#[no_mangle]
+unsafe extern "C" fn rust_handle_edge_irq(desc: *mut bindings::irq_desc) {
+    // SAFETY: genirq passes the live descriptor of the interrupt it handles.
+    let desc = unsafe { IrqDesc::from_raw(desc) };
+    // SAFETY: This is the flow handler of `desc`, in its hard IRQ, without the lock.
+    let mut flow = unsafe { LockedFlow::lock(desc) };
+    edge(&mut flow);
 }
 
 /// The flow handler of [`FlowHandler::RustPercpuDevid`].

@@ -120,11 +120,13 @@ mod tests {
             self.id * 16 + op
         }
 
-        /// The flow of a hwirq: 0..8 edge, 8..16 level, 16..24 fasteoi, 24..32 simple, 32..48
-        /// the Rust fasteoi, 48..56 per-CPU devid, 56..64 the Rust per-CPU devid.
+        /// The flow of a hwirq: 0..4 edge, 4..8 the Rust edge, 8..16 level, 16..24 fasteoi,
+        /// 24..32 simple, 32..48 the Rust fasteoi, 48..56 per-CPU devid, 56..64 the Rust per-CPU
+        /// devid.
         fn flow(hwirq: usize) -> FlowHandler {
             match hwirq / 8 {
-                0 => FlowHandler::Edge,
+                0 if hwirq < 4 => FlowHandler::Edge,
+                0 => FlowHandler::RustEdge,
                 1 => FlowHandler::Level,
                 2 => FlowHandler::FastEoi,
                 3 => FlowHandler::Simple,
@@ -408,7 +410,7 @@ mod tests {
 
     #[test]
     fn handler_runs_once_per_injection() -> Result {
-        for hwirq in [2, 10, 18, 26] {
+        for hwirq in [2, 6, 10, 18, 26] {
             let (hits, _) = inject_counted(hwirq, 10)?;
             assert_eq!(hits, 10);
         }
@@ -523,7 +525,7 @@ mod tests {
     #[test]
     fn threaded_runs_coalesce_without_loss() -> Result {
         const N: u32 = 200;
-        for hwirq in [4, 12, 20, 28, 36, 44] {
+        for hwirq in [0, 4, 12, 20, 28, 36, 44] {
             let domain = soft_domain(1)?;
             let m = domain.create_mapping(hwirq)?;
             // SAFETY: Dropped at the end of the iteration, never leaked.
@@ -565,7 +567,7 @@ mod tests {
             // half, unlike the thread, does not coalesce.
             if matches!(
                 SoftIrqc::flow(hwirq),
-                FlowHandler::Edge | FlowHandler::Simple
+                FlowHandler::Edge | FlowHandler::RustEdge | FlowHandler::Simple
             ) {
                 assert_eq!(hard, N);
             }

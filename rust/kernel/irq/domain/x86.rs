@@ -16,7 +16,8 @@ use crate::{
         AckCtx,
         IrqData,
         SetAffinity,
-        SetAffinityCtx, //
+        SetAffinityCtx,
+        SetVcpuAffinityCtx, //
     },
 };
 
@@ -181,11 +182,18 @@ pub struct VectorCfg {
 
 impl VectorCfg {
     /// The routing of `irqd`, an interrupt whose root level is the x86 vector domain's
-    /// (`irqd_cfg()`); `None` for any other interrupt.
+    /// (`irqd_cfg()`); `None` for any other interrupt. Stable while the descriptor lock is held
+    /// (chip `set_affinity`), a snapshot otherwise.
     ///
-    /// Any context; stable while the descriptor lock is held (domain `activate` and chip
-    /// `set_affinity`), a snapshot otherwise.
-    pub fn of(irqd: &IrqData) -> Option<Self> {
+    /// Chip callbacks have it from their context ([`SetAffinityCtx::vector_cfg`]).
+    ///
+    /// # Safety
+    ///
+    /// The interrupt's hierarchy stays allocated for the call: the caller runs in a callback
+    /// genirq makes for the interrupt (a domain's `activate` or `deactivate`, a chip callback),
+    /// which genirq does not run concurrently with freeing the interrupt's levels (the vector
+    /// domain frees its chip data, `irq_domain_free_irq_data()` the parent levels).
+    pub unsafe fn of(irqd: &IrqData) -> Option<Self> {
         let mut level = irqd;
         while let Some(p) = level.parent() {
             level = p;
@@ -196,7 +204,8 @@ impl VectorCfg {
         }
         // SAFETY: The root level is the vector domain's: `irqd_cfg()` returns the `irq_cfg` of
         // its chip data (`struct apic_chip_data`), which the vector domain sets at allocation
-        // and frees only with the interrupt, or NULL.
+        // and frees only with the interrupt (not during this call: the caller's guarantee), or
+        // NULL.
         let cfg = unsafe { bindings::irqd_cfg(irqd.as_raw()) };
         if cfg.is_null() {
             return None;
@@ -231,6 +240,14 @@ pub fn apic_dest_mode_logical() -> bool {
 }
 
 impl SetAffinityCtx<'_> {
+    /// The routing the x86 vector domain gives the interrupt ([`VectorCfg::of`]); `None` if its
+    /// root is not the vector domain.
+    pub fn vector_cfg(&self) -> Option<VectorCfg> {
+        // SAFETY: In the interrupt's `irq_set_affinity` call, with the descriptor lock held
+        // (type invariant): genirq does not free the interrupt meanwhile.
+        unsafe { VectorCfg::of(self) }
+    }
+
     /// Has the parent level move the interrupt to `mask` (`irq_chip_set_affinity_parent()`):
     /// on x86 the vector domain assigns a vector on a CPU of `mask`.
     ///
@@ -256,21 +273,41 @@ impl SetAffinityCtx<'_> {
     /// interrupt remapping entry rewritten, say.
     ///
     /// Returns `EINVAL` for an interrupt whose root is not the vector domain.
+    ///
+    /// Only once the new routing is in effect: an earlier cleanup frees a vector interrupts
+    /// still arrive on (lost, or spurious), not memory.
     pub fn schedule_vector_cleanup(&self) -> Result {
-        VectorCfg::of(self).ok_or(EINVAL)?;
+        self.vector_cfg().ok_or(EINVAL)?;
         // SAFETY: The root level is the vector domain's (checked), so `irqd_cfg()` is its
-        // `irq_cfg`; the descriptor lock is held (type invariant), as the vector domain needs.
+        // `irq_cfg`, non-NULL (checked); the descriptor lock is held (type invariant), as the
+        // vector domain needs.
         unsafe { bindings::vector_schedule_cleanup(bindings::irqd_cfg(self.as_raw())) };
         Ok(())
     }
 }
 
+impl SetVcpuAffinityCtx<'_> {
+    /// The routing the x86 vector domain gives the interrupt ([`VectorCfg::of`]); `None` if its
+    /// root is not the vector domain.
+    pub fn vector_cfg(&self) -> Option<VectorCfg> {
+        // SAFETY: In the interrupt's `irq_set_vcpu_affinity` call, with the descriptor lock
+        // held (type invariant): genirq does not free the interrupt meanwhile.
+        unsafe { VectorCfg::of(self) }
+    }
+}
+
 impl AckCtx<'_> {
-    /// Signals the end of the interrupt to the local APIC (`apic_ack_irq()`): the `ack` of a
-    /// remapped interrupt, whose affinity changes are made in process context.
-    pub fn apic_ack(&self) {
+    /// The `ack` of a remapped interrupt (`apic_ack_irq()`): applies a pending deferred
+    /// affinity change (`irq_move_irq()`, as [`AckCtx::move_irq`]), then signals the end of the
+    /// interrupt to the local APIC.
+    ///
+    /// # Safety
+    ///
+    /// As for [`AckCtx::move_irq`]: this ack is the `irq_ack` call of a flow handler that holds
+    /// the interrupt's descriptor lock.
+    pub unsafe fn apic_ack(&self) {
         // SAFETY: An `ack` of the interrupt in its hard IRQ (type invariant): it is in service
-        // at this CPU's local APIC.
+        // at this CPU's local APIC; the caller guarantees the lock `irq_move_irq()` needs.
         unsafe { bindings::x86_apic_ack_irq(self.as_raw()) }
     }
 }
