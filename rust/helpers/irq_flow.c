@@ -185,6 +185,14 @@ __rust_helper bool rust_helper_irq_flow_can_handle_pm(struct irq_desc *desc)
 	return irq_flow_can_handle_pm(desc);
 }
 
+/* The same for the edge flow (the migration live-lock protection). */
+__rust_helper bool rust_helper_irq_flow_can_handle_pm_edge(struct irq_desc *desc)
+{
+	if (likely(!irqd_has_set(&desc->irq_data, IRQD_IRQ_INPROGRESS | IRQD_WAKEUP_ARMED)))
+		return true;
+	return irq_flow_can_handle_pm_edge(desc);
+}
+
 __rust_helper bool rust_helper_irq_flow_needs_resend(struct irq_desc *desc)
 {
 	return irqd_needs_resend_when_in_progress(&desc->irq_data);

@@ -5,7 +5,8 @@
 # shift=0,sleep=off), with QEMU's interrupt entry cache invalidations (vtd_inv_desc_iec) traced
 # into the console log.
 #
-# tests/boot/init (irqrs.itsbench=1, the loops of the ITS benchmark), on CPU0 with CPU1 offline:
+# tests/boot/init (irqrs.itsbench=1, the loops of the ITS benchmark; nokaslr, for the plugin to
+# find irq_debug_write() at its System.map address), on CPU0 with CPU1 offline:
 # BENCH_IR_ROUNDS rounds of loops of BENCH_IR_N writes to genirq's debugfs file of an interrupt,
 # "nothing" (ignored) and "trigger" (a retrigger: the vector domain sends the vector to CPU0, and
 # the interrupt runs its flow, handle_edge_irq(), and its chips, the remapping level's ack
@@ -39,7 +40,7 @@ for i in $(seq "$boots"); do
 	for way in rust c; do
 		log=$out/$target/bench-ir-$way-$i.log
 		echo "== bench intremap $way ($i of $boots)"
-		MACHINE=x86_64-icount APPEND="intel_ir=$way irqrs.itsbench=1 irqrs.itsbench_n=$n irqrs.itsbench_rounds=$rounds" \
+		MACHINE=x86_64-icount APPEND="nokaslr intel_ir=$way irqrs.itsbench=1 irqrs.itsbench_n=$n irqrs.itsbench_rounds=$rounds" \
 			timeout "${BENCH_TIMEOUT:-900}" bash "$top/tests/boot/qemu.sh" "$target" \
 			-trace vtd_inv_desc_iec -plugin "file=$plugin,pc=0x$pc,out=${log%.log}.insns" \
 			</dev/null >"$log" 2>&1 || { echo "bench: QEMU failed, intel_ir=$way (log: $log)"; rc=1; }

@@ -205,8 +205,12 @@ impl Unit {
     /// flush is reported, the block is returned.
     fn free(&self, block: IrteBlock) -> Result {
         self.state.with_irqsave(move |s| {
+            // Entries of a block are consecutive, and `u16` (the block is in the table). Only a
+            // block wholly in use is cleared: a wrong free must not wipe another's entries.
+            if !(0..block.count() as u16).all(|e| s.alloc.is_used(block.index() + e)) {
+                return Err(EINVAL);
+            }
             if let Some(t) = s.table.as_mut() {
-                // Entries of a block are consecutive, and `u16` (the block is in the table).
                 for e in 0..block.count() as u16 {
                     if t.write(block.index() + e, &Irte::ZERO).is_err() {
                         return Err(EIO);
@@ -386,10 +390,10 @@ impl Chip for IrPostChip {
 ///
 /// At the domain's level, every interrupt's chip data is NULL or an [`IrVector`] that
 /// [`IrDomain::alloc_info`] installed (the only chip data the level gets: both chips take an
-/// `IrVector`), which [`hw::vector_of`] relies on.
+/// `IrVector`), which [`hw::activation`] relies on.
 pub(crate) struct IrDomain {
     unit: Arc<Unit>,
-    /// The domain, once created: what [`hw::vector_of`] checks an `irq_data`'s level against.
+    /// The domain, once created: what [`hw::activation`] checks an `irq_data`'s level against.
     raw: AtomicPtr<bindings::irq_domain>,
 }
 

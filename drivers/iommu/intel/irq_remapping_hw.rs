@@ -218,10 +218,10 @@ pub(crate) fn hpet_sid(id: u32) -> Option<u16> {
 /// chip data, or `None` before that, once the interrupt is torn down, or for a level of another
 /// domain.
 ///
-/// For the domain's `activate` and `deactivate`, which genirq calls on the domain's own level
-/// of an allocated interrupt, and does not run concurrently with freeing it: this crate reaches
-/// the domain's levels only there (`irqd` is what genirq passed), so the interrupt's hierarchy
-/// and its chip data outlive the borrow.
+/// For the domain's `activate` and `deactivate` (its two callers), which genirq calls on the
+/// domain's own level of an allocated interrupt, and does not run concurrently with freeing it:
+/// this crate reaches the domain's levels only there (`irqd` is what genirq passed), so the
+/// interrupt's hierarchy and its chip data outlive the borrow.
 pub(crate) fn activation<'a>(
     domain: &IrDomain,
     irqd: &'a IrqData,
@@ -249,8 +249,8 @@ pub(crate) fn activation<'a>(
     Some((v, cfg))
 }
 
-/// The `ack` of the remapping chips (`apic_ack_irq()`): a pending deferred move, then the local
-/// APIC's EOI.
+/// The `ack` of the remapping chip INTEL-IR-RS (`apic_ack_irq()`): a pending deferred move,
+/// then the local APIC's EOI. Its one caller is that chip's `ack`.
 pub(crate) fn apic_ack(irqd: &AckCtx<'_>) {
     // SAFETY: Called only as the `irq_ack` of INTEL-IR-RS, the remapping level of PCI/MSI
     // interrupts (whose flows are the edge flows, `rust_handle_edge_irq()` and
@@ -333,16 +333,14 @@ pub(crate) unsafe extern "C" fn rust_intel_ir_domain_create(
                 Ok::<_, Error>(host),
             )
         }?;
-        d.data().set_raw(d.as_raw());
-        Ok(KBox::write(slot, UnitHandle { domain: Some(d) }))
+        let raw = d.as_raw();
+        d.data().set_raw(raw);
+        Ok((KBox::write(slot, UnitHandle { domain: Some(d) }), raw))
     });
     match r {
-        Ok(h) => {
-            let Some(d) = h.domain.as_ref() else {
-                return core::ptr::null_mut();
-            };
+        Ok((h, raw)) => {
             // SAFETY: `domain` is valid for a write (the caller guarantees it).
-            unsafe { *domain = d.as_raw() };
+            unsafe { *domain = raw };
             pr_info!(
                 "Rust interrupt remapping domain, {} mode\n",
                 if x2apic { "x2apic" } else { "xapic" }
@@ -356,8 +354,10 @@ pub(crate) unsafe extern "C" fn rust_intel_ir_domain_create(
     }
 }
 
-/// Removes a unit's Rust domain (`intel_teardown_irq_remapping()`), unless an entry of it is
-/// still in use: then `-EBUSY`, and nothing changes.
+/// Removes a unit's Rust domain (`intel_teardown_irq_remapping()`) and detaches its table, which
+/// C then frees with the fwnode. A domain that cannot go yet is kept, nothing changed: `-EBUSY`
+/// while an entry is in use, or a child domain (an IO-APIC's) or a handler is left, `-ENOMEM`
+/// if its mappings cannot be listed (`Domain::try_remove`).
 ///
 /// # Safety
 ///

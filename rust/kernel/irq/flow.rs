@@ -126,6 +126,7 @@ impl LockedIrqData {
             FlowHandler::Simple,
             FlowHandler::Bad,
             FlowHandler::RustFastEoi,
+            FlowHandler::RustEdge,
         ]
         .into_iter()
         .any(|f| f.is(current));
@@ -135,7 +136,9 @@ impl LockedIrqData {
         // SAFETY: A non-null `chip` of an allocated interrupt points to a live `irq_chip`.
         let chip = unsafe { chip.as_ref() }.ok_or(EINVAL)?;
         match flow {
-            FlowHandler::Edge if chip.irq_ack.is_none() => return Err(EINVAL),
+            FlowHandler::Edge | FlowHandler::RustEdge if chip.irq_ack.is_none() => {
+                return Err(EINVAL)
+            }
             FlowHandler::FastEoi | FlowHandler::RustFastEoi if chip.irq_eoi.is_none() => {
                 return Err(EINVAL)
             }
@@ -194,6 +197,16 @@ impl<'a> LockedFlow<'a> {
     pub fn can_handle_pm(&mut self) -> bool {
         // SAFETY: The lock is held in the flow handler (type invariant).
         unsafe { bindings::irq_flow_can_handle_pm(self.desc.as_raw()) }
+    }
+
+    /// [`LockedFlow::can_handle_pm`] for an edge flow: an interrupt moved to this CPU while it
+    /// is still in progress on its previous target is waited for, not marked pending and
+    /// masked, which could keep the previous target's edge loop going for good (genirq's
+    /// migration live-lock protection, which `irq_can_handle_pm()` gives `handle_edge_irq()`).
+    #[inline]
+    pub fn can_handle_pm_edge(&mut self) -> bool {
+        // SAFETY: The lock is held in the flow handler (type invariant).
+        unsafe { bindings::irq_flow_can_handle_pm_edge(self.desc.as_raw()) }
     }
 
     /// Whether the interrupt has handlers and is enabled (`irq_can_handle_actions()`); if not,
@@ -439,7 +452,7 @@ pub fn fasteoi(flow: &mut LockedFlow<'_>) {
 ///
 /// C source: [`kernel/irq/chip.c`](srctree/kernel/irq/chip.c).
 pub fn edge(flow: &mut LockedFlow<'_>) {
-    if !flow.can_handle_pm() || !flow.can_handle_actions() {
+    if !flow.can_handle_pm_edge() || !flow.can_handle_actions() {
         flow.set_pending();
         flow.mask_ack();
         return;
