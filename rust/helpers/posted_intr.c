@@ -45,35 +45,3 @@ __rust_helper bool rust_helper_posted_msi_enabled(void)
 	return posted_msi_enabled();
 }
 #endif
-
-#ifdef CONFIG_X86_LOCAL_APIC
-#include <linux/msi.h>
-#include <linux/pci.h>
-#include <asm/apic.h>
-#include <asm/hw_irq.h>
-
-/* For rust/kernel/irq/domain/x86.rs. */
-__rust_helper bool rust_helper_x86_apic_dest_mode_logical(void)
-{
-	return apic->dest_mode_logical;
-}
-
-/* apic_ack_irq(), inline in the Rust chips' ack. */
-__rust_helper void rust_helper_x86_apic_ack_irq(struct irq_data *irqd)
-{
-	irq_move_irq(irqd);
-	apic_eoi();
-}
-
-__rust_helper bool rust_helper_x86_irqd_is_vector_domain_level(struct irq_data *irqd)
-{
-	return irqd->domain == x86_vector_domain;
-}
-
-#ifdef CONFIG_PCI_MSI
-__rust_helper struct pci_dev *rust_helper_msi_desc_to_pci_dev(struct msi_desc *desc)
-{
-	return msi_desc_to_pci_dev(desc);
-}
-#endif
-#endif

@@ -1060,44 +1060,8 @@ struct HostData<T> {
     #[cfg(CONFIG_GENERIC_MSI_IRQ)]
     msi: Opaque<bindings::msi_domain_info>,
     state: Pin<KBox<DomainState>>,
-    /// `T`'s [`DomainOps::select`], if it has one: where [`rust_irq_domain_select`] dispatches.
-    /// Its offset does not depend on `T` (asserted in `Domain::instantiate`).
-    select: Option<SelectFn>,
     #[pin]
     data: T,
-}
-
-/// A domain's [`DomainOps::select`], its type erased.
-///
-/// # Safety
-///
-/// Called with a live domain created by [`Domain`] for the `T` it was built for, and a valid
-/// specifier.
-type SelectFn = unsafe fn(*mut bindings::irq_domain, *const bindings::irq_fwspec, u32) -> bool;
-
-/// The `select` of every Rust domain with [`DomainOps::select`], as C's
-/// `irq_domain_rust_select()` calls it: the domain operation itself is that C function, since
-/// a Rust function cannot have the C type of `irq_domain_ops::select`, whose enum argument
-/// kCFI's type hash names.
-///
-/// # Safety
-///
-/// Only called by `irq_domain_rust_select()`, the `select` of a domain created by [`Domain`],
-/// with a valid specifier.
-#[no_mangle]
-unsafe extern "C" fn rust_irq_domain_select(
-    d: *mut bindings::irq_domain,
-    fwspec: *mut bindings::irq_fwspec,
-    bus_token: c_uint,
-) -> c_int {
-    // SAFETY: `d` is a live domain created by `Domain` (the function's safety requirements),
-    // whose host data is a `HostData<T>`; `select`'s offset is the same for every `T`.
-    let select = unsafe { (*(*d).host_data.cast::<HostData<()>>()).select };
-    match select {
-        // SAFETY: `select` was built for the domain's `T`; `fwspec` is valid.
-        Some(f) => c_int::from(unsafe { f(d, fwspec, bus_token) }),
-        None => 0,
-    }
 }
 
 impl DomainState {
@@ -1550,13 +1514,6 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         if msi_parent.is_some() && !T::HAS_SELECT {
             return Err(EOPNOTSUPP);
         }
-        // `rust_irq_domain_select` reads `select` through a `HostData<()>`.
-        const {
-            assert!(
-                core::mem::offset_of!(HostData<T>, select)
-                    == core::mem::offset_of!(HostData<()>, select)
-            )
-        };
         let owner = ModuleRef::get(crate::module::this_module::<T::OwnerModule>())?;
         let state = DomainState::new()?;
         let data = KBox::pin_init(
@@ -1571,11 +1528,6 @@ impl<'p, T: DomainOps> Domain<'p, T> {
                     ..pin_init::zeroed()
                 }),
                 state,
-                select: if T::HAS_SELECT {
-                    Some(DomainVtable::<T>::select as SelectFn)
-                } else {
-                    None
-                },
                 data <- data,
             }? Error),
             GFP_KERNEL,
@@ -1587,12 +1539,12 @@ impl<'p, T: DomainOps> Domain<'p, T> {
                 if fwnode.is_null() {
                     return Err(ENOMEM);
                 }
-                (fwnode, true, bindings::irq_domain_bus_token_DOMAIN_BUS_ANY)
+                (fwnode, true, bindings::irq_domain_bus_token::DOMAIN_BUS_ANY)
             }
             Fwnode::Root(fwnode) => (
                 fwnode,
                 false,
-                bindings::irq_domain_bus_token_DOMAIN_BUS_WIRED,
+                bindings::irq_domain_bus_token::DOMAIN_BUS_WIRED,
             ),
             // As `msi_create_parent_irq_domain()`, whose other step (a linear revmap as large
             // as `hwirq_max`) an LPI-sized domain cannot afford: the bus it is selected on.
@@ -2474,20 +2426,20 @@ impl<T: DomainOps> DomainVtable<T> {
 
     /// # Safety
     ///
-    /// Only called by [`rust_irq_domain_select`] for a domain created by [`Domain`] for `T`,
-    /// with a valid specifier.
-    unsafe fn select(
+    /// Only called by genirq as the operation of the same name in `Self::VTABLE`, for a
+    /// domain created by [`Domain`] for `T`, with a valid specifier.
+    unsafe extern "C" fn select(
         d: *mut bindings::irq_domain,
-        fwspec: *const bindings::irq_fwspec,
-        bus_token: u32,
-    ) -> bool {
+        fwspec: *mut bindings::irq_fwspec,
+        bus_token: bindings::irq_domain_bus_token,
+    ) -> c_int {
         // SAFETY: As in `map`.
         let t = unsafe { host::<T>(d) };
         // SAFETY: The core passes a valid specifier for the call.
         let Ok(fwspec) = (unsafe { FwSpec::from_raw(fwspec) }) else {
-            return false;
+            return 0;
         };
-        t.select(fwspec, bus_token)
+        c_int::from(t.select(fwspec, bus_token))
     }
 
     const VTABLE: bindings::irq_domain_ops = bindings::irq_domain_ops {
@@ -2531,7 +2483,7 @@ impl<T: DomainOps> DomainVtable<T> {
         // children's bus.
         #[cfg(CONFIG_IRQ_MSI_LIB)]
         select: if T::HAS_SELECT {
-            Some(bindings::irq_domain_rust_select)
+            Some(Self::select)
         } else if T::HAS_MSI_PREPARE {
             Some(bindings::msi_lib_irq_domain_select)
         } else {
@@ -2539,7 +2491,7 @@ impl<T: DomainOps> DomainVtable<T> {
         },
         #[cfg(not(CONFIG_IRQ_MSI_LIB))]
         select: if T::HAS_SELECT {
-            Some(bindings::irq_domain_rust_select)
+            Some(Self::select)
         } else {
             None
         },

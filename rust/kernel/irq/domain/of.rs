@@ -108,7 +108,7 @@ impl OfMapping {
         let mut d = unsafe {
             bindings::irq_find_matching_fwspec(
                 &mut spec.0,
-                bindings::irq_domain_bus_token_DOMAIN_BUS_WIRED,
+                bindings::irq_domain_bus_token::DOMAIN_BUS_WIRED,
             )
         };
         if d.is_null() {
@@ -116,7 +116,7 @@ impl OfMapping {
             d = unsafe {
                 bindings::irq_find_matching_fwspec(
                     &mut spec.0,
-                    bindings::irq_domain_bus_token_DOMAIN_BUS_ANY,
+                    bindings::irq_domain_bus_token::DOMAIN_BUS_ANY,
                 )
             };
         }
