@@ -141,7 +141,7 @@ impl MsiParentOps {
     /// The bus token the MSI parent domain is selected on (`bus_select_token`).
     pub(super) fn bus_select_token(&self) -> bindings::irq_domain_bus_token {
         // SAFETY: Valid and immutable (type invariant).
-        unsafe { (*self.0.get()).bus_select_token }
+        bindings::irq_domain_bus_token(unsafe { (*self.0.get()).bus_select_token })
     }
 
     /// Returns the raw pointer.
