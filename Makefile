@@ -86,6 +86,8 @@ help:
 	@echo "  BENCH_IPI_CALLS  IPI storm: calls per round [10000]"
 	@echo "  BENCH_ITS_N, BENCH_ITS_ROUNDS, BENCH_ITS_BOOTS  ITS bench: writes per loop,"
 	@echo "                 rounds of the loops, boots per way [100, 30, 3]"
+	@echo "  BENCH_IR_N, BENCH_IR_ROUNDS, BENCH_IR_BOOTS  VT-d remapping bench: the same"
+	@echo "                 [100, 20, 3]"
 	@echo "  BENCH_GIC_ITERS, BENCH_GIC_REPS  GICv3, icount boots: interrupts per"
 	@echo "                 round, rounds [200, 16]"
 	@echo "  BENCH_GIC_THREADED_ICOUNT_MS, BENCH_GIC_THREADED_MS  GICv3 threaded"

@@ -305,6 +305,7 @@ impl AckCtx<'_> {
     ///
     /// As for [`AckCtx::move_irq`]: this ack is the `irq_ack` call of a flow handler that holds
     /// the interrupt's descriptor lock.
+    #[inline]
     pub unsafe fn apic_ack(&self) {
         // SAFETY: An `ack` of the interrupt in its hard IRQ (type invariant): it is in service
         // at this CPU's local APIC; the caller guarantees the lock `irq_move_irq()` needs.
