@@ -47,9 +47,11 @@ for i in $(seq "$boots"); do
 	done
 done
 
-python3 - "$out/$target" "$boots" <<'PY' || rc=1
+python3 - "$out/$target" "$boots" "$top/tests/bench" <<'PY' || rc=1
 import re, statistics, sys
 out, boots = sys.argv[1], int(sys.argv[2])
+sys.path.insert(0, sys.argv[3])
+import insn_loops
 ways = ("rust", "c")
 fails = []
 
@@ -59,25 +61,10 @@ def parse(way, i):
     rust = "DMAR-IR: Rust interrupt remapping domain" in log
     if rust != (way == "rust") or "Enabled IRQ remapping in xapic mode" not in log:
         fails.append(f"intel_ir={way}: not remapped by {way} in xAPIC mode ({name})")
-    insns = [int(x) for x in open(f"{out}/{name[:-4]}.insns")]
-    loops, pos = {}, 0
-    for m in re.finditer(r"@@@ itsbench (\w+) (nothing|trigger) irq (\S+) writes (\d+) "
-                         r"handled (-?\d+) ns (\d+)", log):
-        k, word, w, h = m.group(1), m.group(2), int(m.group(4)), int(m.group(5))
-        if word == "trigger" and h != w:
-            fails.append(f"intel_ir={way}: {k} injections lost, {h} of {w} handled ({name})")
-        # A loop of w writes owns the next w windows; the last runs into the next loop's set-up.
-        loops.setdefault((k, word), []).extend(insns[pos:pos + w - 1])
-        pos += w
-    d = {}
-    if pos != len(insns) + 1:
-        fails.append(f"intel_ir={way}: {len(insns) + 1} debugfs writes counted, {pos} expected ({name})")
+    d = insn_loops.per_injection(log, f"{out}/{name[:-4]}.insns", ("msi", "ioapic"),
+                                 f"intel_ir={way}", name, fails)
+    if not d:
         return d
-    for k in ("msi", "ioapic"):
-        if not loops.get((k, "trigger")) or not loops.get((k, "nothing")):
-            fails.append(f"intel_ir={way}: no {k} loops ({name})")
-            continue
-        d[k] = statistics.median(loops[(k, "trigger")]) - statistics.median(loops[(k, "nothing")])
     i0, i1 = log.find("@@@ itsbench moves begin"), log.find("@@@ itsbench moves end")
     d["iec"] = len(re.findall(r"vtd_inv_desc_iec\b", log[i0:i1])) / 20 if 0 <= i0 < i1 else -1
     if d["iec"] < 0:
@@ -90,11 +77,10 @@ if fails:
     sys.exit(1)
 
 def med(w, k):
-    return statistics.median(x[k] for x in d[w])
+    return insn_loops.med(d, w, k)
 
 def ratios(k):
-    r = [a[k] / b[k] for a, b in zip(d["rust"], d["c"])]
-    return f"{med('rust', k) / med('c', k):.3f} ({min(r):.3f}-{max(r):.3f})"
+    return insn_loops.ratios(d, k)
 
 print(f"VT-d interrupt remapping, Rust against C on the same kernel (xAPIC, QEMU -icount "
       f"shift=0), {boots} boots per way: guest instructions (all vCPUs) per interrupt retriggered "

@@ -56,9 +56,11 @@ for i in $(seq "$boots"); do
 	done
 done
 
-python3 - "$out/$target" "$boots" <<'PY' || rc=1
+python3 - "$out/$target" "$boots" "$top/tests/bench" <<'PY' || rc=1
 import re, statistics, sys
 out, boots = sys.argv[1], int(sys.argv[2])
+sys.path.insert(0, sys.argv[3])
+import insn_loops
 ways = ("rust", "c")
 names = {"rust": "Rust ITS", "c": "C ITS"}
 fails = []
@@ -79,27 +81,10 @@ def parse(way, i):
     want = "GICv3 (Rust): ITS @" if way == "rust" else "ITS@"
     if want not in log or ("Rust ITS," in log) != (way == "rust"):
         fails.append(f"its={way}: not the {names[way]} ({name})")
-    d = {}
-    # The loops in the order they ran, and the instructions between consecutive writes
-    # (qemu-insn-window): a loop of w writes owns the next w windows, the last of which runs
-    # into the next loop's set-up and is left out.
-    insns = [int(x) for x in open(f"{out}/{name[:-4]}.insns")]
-    loops, pos = {}, 0
-    for m in re.finditer(r"@@@ itsbench (\w+) (nothing|trigger) irq (\S+) writes (\d+) "
-                         r"handled (-?\d+) ns (\d+)", log):
-        k, word, w, h = m.group(1), m.group(2), int(m.group(4)), int(m.group(5))
-        if word == "trigger" and h != w:
-            fails.append(f"its={way}: {k} injections lost, {h} of {w} handled ({name})")
-        loops.setdefault((k, word), []).extend(insns[pos:pos + w - 1])
-        pos += w
-    if pos != len(insns) + 1:
-        fails.append(f"its={way}: {len(insns) + 1} debugfs writes counted, {pos} expected ({name})")
+    d = insn_loops.per_injection(log, f"{out}/{name[:-4]}.insns", ("lpi", "spi"),
+                                 f"its={way}", name, fails)
+    if not d:
         return d
-    for k in ("lpi", "spi"):
-        if not loops.get((k, "trigger")) or not loops.get((k, "nothing")):
-            fails.append(f"its={way}: no {k} loops ({name})")
-            continue
-        d[k] = statistics.median(loops[(k, "trigger")]) - statistics.median(loops[(k, "nothing")])
     i0, i1 = log.find("@@@ itsbench moves begin"), log.find("@@@ itsbench moves end")
     moves = count(log[i0:i1]) if 0 <= i0 < i1 else {}
     if moves.get("movi", 0) != 20:
@@ -139,11 +124,10 @@ if fails:
     sys.exit(1)
 
 def med(w, k):
-    return statistics.median(x[k] for x in d[w])
+    return insn_loops.med(d, w, k)
 
 def ratios(k):
-    r = [a[k] / b[k] for a, b in zip(d["rust"], d["c"])]
-    return f"{med('rust', k) / med('c', k):.3f} ({min(r):.3f}-{max(r):.3f})"
+    return insn_loops.ratios(d, k)
 
 def fmt(c):
     return ", ".join(f"{k.upper()} {v:.2f}" for k, v in sorted(c.items()))
