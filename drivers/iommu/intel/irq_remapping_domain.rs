@@ -322,48 +322,28 @@ impl IrVector {
     }
 }
 
-/// The remapping chip of the Rust domain, "INTEL-IR-RS" (`intel_ir_chip`).
-struct IrChip;
+/// The remapping chips of the Rust domain: "INTEL-IR-RS" (`intel_ir_chip`) and, for posted MSIs
+/// (`POSTED`), "INTEL-IR-POST-RS" (`intel_ir_chip_post_msi`), the same with the posted-MSI ack,
+/// which applies a pending move and sends no EOI.
+struct IrChip<const POSTED: bool>;
 
 #[vtable]
-impl Chip for IrChip {
+impl<const POSTED: bool> Chip for IrChip<POSTED> {
     type Data = IrVector;
-    const NAME: &'static CStr = c"INTEL-IR-RS";
+    const NAME: &'static CStr = if POSTED {
+        c"INTEL-IR-POST-RS"
+    } else {
+        c"INTEL-IR-RS"
+    };
 
-    /// `apic_ack_irq()`: a pending deferred move, then the local APIC's EOI.
+    /// `apic_ack_irq()`: a pending deferred move, then the local APIC's EOI; or the posted-MSI
+    /// ack.
     fn ack(_v: &IrVector, irqd: &AckCtx<'_>) {
-        hw::apic_ack(irqd)
-    }
-
-    fn set_affinity(
-        v: &IrVector,
-        irqd: &SetAffinityCtx<'_>,
-        mask: &Cpumask,
-        force: bool,
-    ) -> Result<SetAffinity> {
-        v.set_affinity(irqd, mask, force)
-    }
-
-    fn compose_msi_msg(v: &IrVector, _irqd: &IrqData) -> Result<MsiMsg> {
-        Ok(v.msg)
-    }
-
-    fn set_vcpu_affinity(v: &IrVector, irqd: &SetVcpuAffinityCtx<'_>, vcpu: VcpuInfo) -> Result {
-        v.set_vcpu_affinity(irqd, vcpu)
-    }
-}
-
-/// The posted-MSI chip of the Rust domain, "INTEL-IR-POST-RS" (`intel_ir_chip_post_msi`): the
-/// same, with the posted-MSI ack, which applies a pending move and sends no EOI.
-struct IrPostChip;
-
-#[vtable]
-impl Chip for IrPostChip {
-    type Data = IrVector;
-    const NAME: &'static CStr = c"INTEL-IR-POST-RS";
-
-    fn ack(_v: &IrVector, irqd: &AckCtx<'_>) {
-        crate::irq_remapping_irte::posted_ack(irqd)
+        if POSTED {
+            crate::irq_remapping_irte::posted_ack(irqd)
+        } else {
+            hw::apic_ack(irqd)
+        }
     }
 
     fn set_affinity(
@@ -537,9 +517,9 @@ impl DomainOps for IrDomain {
                 let hwirq = hwirq_of(block, sub);
                 // INVARIANT: the level's chip data is an `IrVector`.
                 if posted_msi {
-                    alloc.set_chip_boxed::<IrPostChip>(virq + i, hwirq, Ok::<_, Error>(data))?;
+                    alloc.set_chip_boxed::<IrChip<true>>(virq + i, hwirq, Ok::<_, Error>(data))?;
                 } else {
-                    alloc.set_chip_boxed::<IrChip>(virq + i, hwirq, Ok::<_, Error>(data))?;
+                    alloc.set_chip_boxed::<IrChip<false>>(virq + i, hwirq, Ok::<_, Error>(data))?;
                 }
             }
             Ok(())
