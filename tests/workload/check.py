@@ -165,9 +165,12 @@ CHIP = {"x86_64": "IR-PCI-MSI", "arm64": "ITS-PCI-MSI"}
 
 def chip_of(arch, way):
     """The chip prefix of a disk's MSI-X rows: on arm64 the Rust ITS's (ITS-RS-...) on the Rust
-    GICv3 driver, the C ITS's on the C one (or with irqchip.gicv3_its=c)."""
+    GICv3 driver, the C ITS's on the C one (or with irqchip.gicv3_its=c); on x86_64 the Rust
+    VT-d remapping domain's (IR-RS-...) unless intel_ir=c."""
     if arch == "arm64" and "gicv3=c" not in way and "gicv3_its=c" not in way:
         return "ITS-RS-PCI-MSI"
+    if arch == "x86_64" and "intel_ir=c" not in way:
+        return "IR-RS-PCI-MSI"
     return CHIP.get(arch, "")
 
 
@@ -426,8 +429,9 @@ def table(paths):
         rs.append(r)
     full = [r for r in rs if r["mode"] == "full"]
     ic = {r["way"].replace("-icount", ""): r for r in rs if r["mode"] == "icount"}
-    # The C way of each architecture, for Rust/C (arm64: irqchip.gicv3=c).
-    base = {r["arch"]: r for r in full if r["way"].endswith("gicv3=c")}
+    # The C way of each architecture, for Rust/C (arm64: irqchip.gicv3=c; x86_64: intel_ir=c).
+    base = {r["arch"]: r for r in full
+            if r["way"].endswith("gicv3=c") or r["way"].endswith("intel_ir=c")}
     print("| way | disk | IOPS | MB/s | irq/IO | insn/IO (icount) | insn/IO Rust/C "
           "| iperf3 fwd/rev Mbit/s | pass |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -59,9 +59,9 @@ for target in "$@"; do
 	case $arch in
 	x86_64)
 		devs+=(-drive "if=none,id=sd,format=raw,file=$disks/ahci.img" -device ide-hd,drive=sd,bus=ide.0)
-		ways=("rust:" "daemon:wl.balance=daemon wl.hotplug=0"
+		ways=("rust:" "intel_ir=c:intel_ir=c" "daemon:wl.balance=daemon wl.hotplug=0"
 			"rust-balancer:wl.balance=rust wl.hotplug=0 irqbalance.rust=1")
-		icount_ways="rust" ;;
+		icount_ways="rust intel_ir=c" ;;
 	arm64)
 		ways=("gicv3=c:irqchip.gicv3=c" "gicv3=rust-fasteoi:irqchip.gicv3=rust irqchip.gicv3_flow=fasteoi"
 			"gicv3=rust:irqchip.gicv3=rust")
