@@ -230,8 +230,7 @@ impl Unit {
     /// Gives the table back to C, which frees it once the domain is removed: no entry is
     /// written any more (a chip data's release may still hold the unit).
     pub(crate) fn detach(&self) {
-        let t = self.state.with_irqsave(|s| s.table.take());
-        drop(t);
+        self.state.with_irqsave(|s| s.table = None);
     }
 }
 

@@ -208,7 +208,11 @@ impl PhysMem {
     /// assert_eq!(q.len(), mem.len() / 32);
     /// io_project!(q, [try: 1]).copy_write([1, 2, 3, 4]);
     /// assert_eq!(mem.io().try_read64(40)?, 2);
-    /// assert!((|| -> Result { Ok(io_project!(q, [try: q.len()]).copy_write([0; 4])) })().is_err());
+    /// let past_the_end = || -> Result {
+    ///     io_project!(q, [try: q.len()]).copy_write([0; 4]);
+    ///     Ok(())
+    /// };
+    /// assert!(past_the_end().is_err());
     /// # Ok::<(), Error>(())
     /// ```
     pub fn io_slice<T: FromBytes + IntoBytes>(&self) -> SysMem<'_, [T]> {
