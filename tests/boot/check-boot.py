@@ -444,14 +444,21 @@ def main():
         if not idle_poll:
             rising("rescheduling IPIs", ["RES"])
         rising("function-call IPIs", ["CAL"])
-        # The virtqueue vector(s), not the configuration-change one, which never fires here.
-        msix = [k for k, (_, d, _) in b.items()
-                if "MSI" in d and is_dev(d, rng) and "config" not in d]
-        rising("virtio MSI-X", msix or ["<virtio MSI-X line>"])
+        # The virtqueue vector(s), not the configuration-change one, which never fires here; in
+        # the idle=poll boot (pci=nomsi) virtio-rng's INTx, a level-triggered IO-APIC line.
+        intx = idle_poll
+        if intx:
+            msix = [k for k, (_, d, _) in b.items()
+                    if "IO-APIC" in d and "fasteoi" in d and is_dev(d, rng)]
+        else:
+            msix = [k for k, (_, d, _) in b.items()
+                    if "MSI" in d and is_dev(d, rng) and "config" not in d]
+        devname = "virtio INTx (level, IO-APIC)" if intx else "virtio MSI-X"
+        rising(devname, msix or [f"<{devname} line>"])
         after_hotplug("local APIC timer", ["LOC"], cpu=1)
         if not idle_poll:
             after_hotplug("rescheduling IPIs", ["RES"], cpu=1)
-        after_hotplug("virtio MSI-X", msix or ["<virtio MSI-X line>"])
+        after_hotplug(devname, msix or [f"<{devname} line>"])
         # The idle=poll boot runs on the xAPIC machine (tests/qemu/x86_64-xapic.args).
         x2 = not idle_poll
         mode = "x2apic" if x2 else "xapic"
@@ -467,21 +474,23 @@ def main():
         rust_domain = f"DMAR-IR: Rust interrupt remapping domain, {mode} mode" in log
         check(f"VT-d interrupt remapping domain: {'Rust' if ir_rust else 'C'} (intel_ir={impl})",
               rust_domain == ir_rust and "Rust interrupt remapping domain: error" not in log)
-        prefix = "IR-RS-PCI-MSIX" if ir_rust else "IR-PCI-MSIX"
-        check(f"virtio MSI-X on {prefix}-* chips",
+        prefix = "IR-IO-APIC" if intx else "IR-RS-PCI-MSIX" if ir_rust else "IR-PCI-MSIX"
+        check(f"{devname} on {prefix}* chips",
               bool(msix) and all(b[k][1].startswith(prefix) for k in msix),
               ", ".join(b[k][1].split()[0] for k in msix) or "no line")
         dbg = dict(re.findall(r"@@@ irqdebug (\S+) begin\r?\n(.*?)@@@ irqdebug \S+ end", log, re.S))
-        for tag, what in (("ioapic", "serial's IO-APIC line"), ("msix", "virtio MSI-X")):
+        for tag, what in (("ioapic", "serial's IO-APIC line"), ("dev", devname)):
             chips = re.findall(r"chip:\s+(\S+)", dbg.get(tag, ""))
             check(f"{what} remapped by {ir_chip} (genirq debugfs)", ir_chip in chips,
                   " > ".join(chips) or "no debugfs dump")
-        # The Rust domain's PCI/MSI interrupts take the Rust edge flow, C's the C one.
-        flow = "rust_handle_edge_irq" if ir_rust else "handle_edge_irq"
-        m = re.search(r"handler:\s+(\S+)", dbg.get("msix", ""))
-        check(f"virtio MSI-X on the flow {flow} (genirq debugfs)",
+        # The Rust domain's PCI/MSI interrupts take the Rust edge flow, C's the C one; a level
+        # IO-APIC line the IO-APIC's fasteoi flow.
+        flow = ("handle_fasteoi_irq" if intx else
+                "rust_handle_edge_irq" if ir_rust else "handle_edge_irq")
+        m = re.search(r"handler:\s+(\S+)", dbg.get("dev", ""))
+        check(f"{devname} on the flow {flow} (genirq debugfs)",
               bool(m) and m.group(1).split("+")[0] == flow, m.group(1) if m else "no handler line")
-        check_moves([("msix", "MSI-X", f"{rng}-input")])
+        check_moves([("dev", "INTx" if intx else "MSI-X", rng if intx else f"{rng}-input")])
         # QEMU judges every entry it remaps: its errors (a non-present or reserved-bit IRTE, a
         # source-id mismatch: "qemu-system-x86_64: vtd_...", on stderr, in the console log),
         # and the guest's reports of remapping faults. (QEMU's vtd_warn_ir_vector and
