@@ -183,10 +183,11 @@ for target in "$@"; do
 			# idle=poll nearly none does.
 			append="$append rust_ipi_storm.run=1 rust_ipi_storm.calls=2000 rust_ipi_storm.rounds=3 rust_ipi_storm.delay_us=50"
 			# idle=poll boots the xAPIC machine (interrupt remapping's 8-bit destinations)
-			# with pci=nomsi: virtio-rng's INTx, a level-triggered IO-APIC line remapped.
+			# with pci=nomsi: virtio-rng's INTx, a level-triggered IO-APIC line remapped;
+			# and with threadirqs: the device handlers in threads (ONESHOT).
 			if [ "$variant" = idlepoll ]; then
-				append="$append idle=poll pci=nomsi"
-				label="$label idle=poll xAPIC pci=nomsi"
+				append="$append idle=poll pci=nomsi threadirqs"
+				label="$label idle=poll xAPIC pci=nomsi threadirqs"
 				machine=x86_64-xapic
 			fi
 			;;

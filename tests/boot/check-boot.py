@@ -466,6 +466,10 @@ def main():
               bool(re.search(r"Switched APIC routing to:.*x2apic", log)) == x2)
         check(f"interrupt remapping in {'x2APIC' if x2 else 'xAPIC'} mode",
               f"Enabled IRQ remapping in {mode} mode" in log)
+        if idle_poll:
+            check("booted with threadirqs and pci=nomsi", all(
+                w in log.split("Kernel command line:")[-1].splitlines()[0].split()
+                for w in ("threadirqs", "pci=nomsi")))
         # VT-d interrupt remapping: the Rust domain (intel_ir=rust, with posted_msi=rust) or
         # C's. The Rust domain's PCI/MSI chips are IR-RS-*, C's IR-*; genirq's debugfs shows
         # the remapping level's chip, INTEL-IR-RS or INTEL-IR.
