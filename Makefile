@@ -41,11 +41,13 @@ KUNIT = cd $(TREE) && python3 tools/testing/kunit/kunit.py
 KUNIT_MAKE_OPTS := $(foreach v,$(KMAKE_VARS),--make_options $(v)) \
 	--make_options CC=$(KCC) --make_options HOSTCC=$(KCC)
 
-.PHONY: help deps tree build config configcheck test kunit boot compile-fail bench kasan soak workload run clippy fmt fmtcheck doc series checkpatch build-each clean distclean kmake
+.PHONY: help deps tree patches build config configcheck test kunit boot compile-fail bench kasan soak workload run clippy fmt fmtcheck doc series checkpatch build-each clean distclean kmake
 
 help:
 	@echo "make deps       install toolchain, QEMU 10 and bindgen (idempotent)"
 	@echo "make build      assemble build/linux, build the kernels ([ARCH=x86_64|arm64])"
+	@echo "make tree       assemble build/linux only;  make patches: write its commits back"
+	@echo "                to patches/ and the overlay files (docs/testing.md)"
 	@echo "make test       KUnit in QEMU plus boot tests, both architectures ([ARCH=...])"
 	@echo "make kunit      KUnit only ([SUITES=GLOB]);  make boot: boot tests only"
 	@echo "make compile-fail  modules that must not build (module ownership), x86_64"
@@ -112,6 +114,11 @@ deps:
 
 tree:
 	@bash scripts/assemble.sh
+
+# Write build/linux's commits (base..HEAD) back to patches/ and the overlay files: the way an
+# edit made in build/linux (a fixup, a new patch, a reworded message) comes home.
+patches:
+	@bash scripts/assemble.sh --export
 
 # kunit.py writes .kunitconfig-derived .config and builds; `build` is the same step as the
 # first half of `test`, so `make build && make test` builds once. Every target but ARCH-bench

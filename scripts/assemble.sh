@@ -1,17 +1,23 @@
 #!/bin/bash
-# Assemble build/linux: a git tree whose first commit is the pristine Debian linux-source-7.3
-# import and whose later commits are the project's overlay and patches, one commit per entry of
-# patches/series.
+# Assemble build/linux: a git tree whose first commit (tag `base`) is the pristine Debian
+# linux-source-7.3 import and whose later commits are the patches of patches/series, applied as
+# `git am` would (branch `overlay`).
 #
+#   scripts/assemble.sh           build the tree from patches/ (make tree)
+#   scripts/assemble.sh --export  write build/linux's commits back to patches/ (make patches)
+#
+# patches/ holds the series as a reviewer reads it: one `git format-patch` file per commit,
+# diffstat and new files included, listed in order in patches/series. The files the series adds
+# are also kept at their kernel paths in this repository (arch/, drivers/, kernel/, rust/,
+# samples/, Documentation/), where they are read, grepped and edited. Both must agree:
+# - an edited overlay file is folded into the last patch of the series that touches it, and the
+#   patches/ it changes are written again (`make tree` says which);
+# - anything else (a change to an earlier patch, to an upstream file, a new file, a new commit,
+#   a commit message) is made as commits in build/linux (`git commit --fixup`, `git rebase -i
+#   base`) and written back with `make patches`, which also updates the overlay files.
 # The commits are built with git plumbing in a private index, then the work tree is moved to the
 # new head with `git reset --hard`, which rewrites only the files whose content changed. An edit
 # to one .rs file therefore touches one file, and kbuild rebuilds only what depends on it.
-#
-# patches/series: one entry per line, "PATCH [OVERLAY-PATH...]".
-#   PATCH         a `git format-patch`-style file in patches/ (From/Subject header, changelog,
-#                 and an optional diff against upstream files);
-#   OVERLAY-PATH  files or directories of this repo, at their kernel paths, that the commit adds.
-# Every file of the overlay must be named by exactly one entry.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,35 +78,30 @@ import_base() {
 	git -C "$tree" tag -f base >/dev/null
 }
 
+# The patches of patches/series, in order.
+series_patches() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series" | awk '{print $1}'; }
+
+# build_series [OVERRIDES]: commit the series on `base` with plumbing and print the last commit.
+# OVERRIDES lines "N PATH": after patch N, PATH takes this repository's content.
 build_series() {
-	local idx=$build/assemble.index head line patch paths msg diff subject blob f listed
+	local overrides=${1:-/dev/null} idx=$build/assemble.index head n=0 patch msg diff f blob
 	rm -f "$idx"
 	head=$(git -C "$tree" rev-parse base)
 	GIT_INDEX_FILE=$idx git -C "$tree" read-tree "$head"
-	listed=$build/assemble.listed
-	: >"$listed"
-
-	while read -r line; do
-		case "$line" in '' | '#'*) continue ;; esac
-		read -r patch paths <<<"$line"
+	for patch in $(series_patches); do
+		n=$((n + 1))
 		[ -f "$top/patches/$patch" ] || { echo "assemble: missing patches/$patch" >&2; exit 1; }
 		msg=$(mktemp) diff=$(mktemp)
 		git mailinfo "$msg" "$diff" <"$top/patches/$patch" >"$msg.info"
-		subject=$(sed -n 's/^Subject: //p' "$msg.info")
 		if [ -s "$diff" ]; then
 			GIT_INDEX_FILE=$idx git -C "$tree" apply --cached "$diff" ||
 				{ echo "assemble: $patch does not apply" >&2; exit 1; }
 		fi
-		for p in $paths; do
-			[ -e "$top/$p" ] || { echo "assemble: $patch names missing $p" >&2; exit 1; }
-			(cd "$top" && git ls-files --cached --others --exclude-standard -- "$p") | while read -r f; do
-				[ -f "$top/$f" ] || continue
-				echo "$f" >>"$listed"
-				blob=$(git -C "$tree" hash-object -w "$top/$f")
-				GIT_INDEX_FILE=$idx git -C "$tree" update-index --add --cacheinfo "100644,$blob,$f"
-			done
+		for f in $(awk -v n="$n" '$1 == n {print $2}' "$overrides"); do
+			blob=$(git -C "$tree" hash-object -w "$top/$f")
+			GIT_INDEX_FILE=$idx git -C "$tree" update-index --add --cacheinfo "100644,$blob,$f"
 		done
-		{ echo "$subject"; echo; cat "$msg"; } >"$msg.full"
+		{ sed -n 's/^Subject: //p' "$msg.info"; echo; cat "$msg"; } >"$msg.full"
 		# Author and date come from the patch, so the commits (and their ids) are reproducible.
 		head=$(GIT_AUTHOR_NAME=$(sed -n 's/^Author: //p' "$msg.info") \
 			GIT_AUTHOR_EMAIL=$(sed -n 's/^Email: //p' "$msg.info") \
@@ -110,27 +111,74 @@ build_series() {
 			git -C "$tree" commit-tree "$(GIT_INDEX_FILE=$idx git -C "$tree" write-tree)" \
 			-p "$head" -F "$msg.full")
 		rm -f "$msg" "$msg.info" "$msg.full" "$diff"
-	done <"$series"
-
-	# Every overlay file must belong to exactly one commit.
-	local all
-	all=$(cd "$top" && git ls-files --cached --others --exclude-standard -- $overlay_dirs | sort)
-	if [ "$all" != "$(sort "$listed")" ]; then
-		echo "assemble: overlay files not named exactly once in patches/series:" >&2
-		diff <(echo "$all") <(sort "$listed") >&2 || true
-		exit 1
-	fi
+	done
 	rm -f "$idx"
 	echo "$head"
 }
 
-# Edits made in build/linux itself are neither built silently nor discarded: they must go back
-# to the overlay or patches/ first (scripts/patch-workspace.sh), or be dropped by hand.
-if [ -d "$tree/.git" ] && [ -n "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; then
-	echo "assemble: $tree has uncommitted edits; refusing to build or replace them:" >&2
-	git -C "$tree" status --short --untracked-files=no | head -n 20 >&2
-	echo "assemble: carry them into the overlay or patches/ (scripts/patch-workspace.sh), or drop" >&2
-	echo "assemble: them (git -C $tree checkout -- .), then run again." >&2
+# The files the series adds (base..REV), and the overlay files of this repository.
+added_files() { git -C "$tree" diff --name-only --no-renames --diff-filter=A base "$1" | sort; }
+overlay_files() { (cd "$top" && git ls-files --cached --others --exclude-standard -- $overlay_dirs) | sort; }
+
+# write_patches REV: patches/ and patches/series from base..REV, as `git format-patch` writes
+# them; options pinned, so that an unchanged commit gives the same bytes.
+write_patches() {
+	local rev=$1 tmp
+	tmp=$(mktemp -d)
+	git -C "$tree" -c core.abbrev=12 -c diff.algorithm=myers -c diff.noprefix=false \
+		-c diff.mnemonicPrefix=false -c format.signature= -c format.coverLetter=false \
+		format-patch -q -o "$tmp" --zero-commit --no-signature --no-numbered --no-renames \
+		--no-cover-letter --no-thread base.."$rev"
+	rm -f "$top"/patches/[0-9][0-9][0-9][0-9]-*.patch
+	{
+		sed -n '/^#/p' "$series"
+		(cd "$tmp" && ls)
+	} >"$series.new"
+	mv "$tmp"/[0-9][0-9][0-9][0-9]-*.patch "$top/patches/"
+	mv "$series.new" "$series"
+	rm -rf "$tmp"
+}
+
+# Edits made in build/linux itself are neither built silently nor discarded.
+check_tree_clean() {
+	[ -d "$tree/.git" ] || return 0
+	if [ -n "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; then
+		echo "assemble: $tree has uncommitted edits; refusing to build or replace them:" >&2
+		git -C "$tree" status --short --untracked-files=no | head -n 20 >&2
+		echo "assemble: commit them there (git commit --fixup=COMMIT; git rebase -i --autosquash base)" >&2
+		echo "assemble: and run make patches, or drop them (git -C $tree checkout -- .)." >&2
+		exit 1
+	fi
+}
+
+if [ "${1:-}" = --export ]; then
+	# make patches: build/linux's commits become patches/, and its added files the overlay.
+	[ -d "$tree/.git" ] || { echo "assemble: no $tree; run make tree first" >&2; exit 1; }
+	check_tree_clean
+	git -C "$tree" merge-base --is-ancestor base HEAD ||
+		{ echo "assemble: $tree's HEAD does not descend from base" >&2; exit 1; }
+	write_patches HEAD
+	added=$(added_files HEAD)
+	for f in $added; do
+		mkdir -p "$top/$(dirname "$f")"
+		git -C "$tree" show "HEAD:$f" >"$top/$f"
+	done
+	comm -23 <(overlay_files) <(echo "$added") | while read -r f; do
+		echo "assemble: $f is no longer added by the series: removed"
+		rm -f "$top/$f"
+	done
+	git -C "$tree" branch -f overlay HEAD >/dev/null
+	echo "assemble: patches/ and the overlay files written from $(git -C "$tree" log --oneline -1)"
+	(cd "$top" && git status --short -- patches $overlay_dirs)
+	exit 0
+fi
+
+check_tree_clean
+if [ -d "$tree/.git" ] && git -C "$tree" rev-parse -q --verify overlay >/dev/null &&
+	[ "$(git -C "$tree" rev-parse HEAD)" != "$(git -C "$tree" rev-parse overlay)" ]; then
+	echo "assemble: $tree has commits that are not in patches/ (HEAD is not the branch overlay):" >&2
+	git -C "$tree" log --oneline -5 HEAD >&2
+	echo "assemble: write them back with make patches, or drop them (git -C $tree reset --hard overlay)." >&2
 	exit 1
 fi
 
@@ -142,8 +190,38 @@ elif ! git -C "$tree" log -1 --format=%s base | grep -qF "linux-source-7.3 $base
 	import_base "$deb"
 fi
 new=$(build_series)
+
+# The overlay files must be what the series adds; an edited one is folded into the last patch
+# that touches it.
+added=$(added_files "$new")
+overlay=$(overlay_files)
+if [ "$added" != "$overlay" ]; then
+	echo "assemble: the overlay files are not the files the series adds:" >&2
+	diff <(echo "$added" | sed 's/^/series: /') <(echo "$overlay" | sed 's/^/overlay: /') >&2 || true
+	echo "assemble: add or remove a file with a commit in build/linux, then make patches." >&2
+	exit 1
+fi
+overrides=$build/assemble.overrides
+: >"$overrides"
+mapfile -t commits < <(git -C "$tree" rev-list --reverse "base..$new")
+for f in $overlay; do
+	[ "$(git -C "$tree" hash-object "$top/$f")" != "$(git -C "$tree" rev-parse "$new:$f")" ] || continue
+	last=$(git -C "$tree" log -1 --format=%H "base..$new" -- "$f")
+	for i in "${!commits[@]}"; do
+		[ "${commits[$i]}" != "$last" ] || echo "$((i + 1)) $f" >>"$overrides"
+	done
+done
+if [ -s "$overrides" ]; then
+	new=$(build_series "$overrides")
+	while read -r n f; do
+		echo "assemble: $f folded into patch $n, $(sed -n "$n{p;q}" <(series_patches))"
+	done <"$overrides"
+	write_patches "$new"
+fi
+rm -f "$overrides"
+
 if [ "$(git -C "$tree" rev-parse HEAD)" != "$new" ]; then
 	git -C "$tree" reset -q --hard "$new"
 	echo "assemble: $tree at $(git -C "$tree" log --oneline -1)"
 fi
-git -C "$tree" branch -f overlay "$new" >/dev/null 2>&1 || true
+git -C "$tree" branch -f overlay "$new" >/dev/null

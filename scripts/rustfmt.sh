@@ -14,9 +14,10 @@ args=(--edition 2021 --config-path "$tree/.rustfmt.toml")
 [ "$mode" = check ] && args+=(--check)
 /usr/bin/rustfmt "${args[@]}" "${files[@]}"
 [ "$mode" = check ] || exit 0
-# The upstream Rust files the patches change are checked in the assembled tree (fix them in the
-# patches, see scripts/patch-workspace.sh).
-mapfile -t patched < <(sed -n 's|^diff --git a/\(.*\.rs\) .*|\1|p' patches/*.patch | sort -u)
+# The upstream Rust files the patches change are checked in the assembled tree (fix them there
+# and write them back with make patches).
+mapfile -t patched < <(sed -n 's|^diff --git a/\(.*\.rs\) .*|\1|p' patches/*.patch | sort -u |
+	while read -r f; do [ -e "$f" ] || echo "$f"; done)
 (cd "$tree" && /usr/bin/rustfmt "${args[@]}" "${patched[@]}")
 echo "rustfmt: ${#files[@]} overlay files and ${#patched[@]} patched files formatted"
 exit 0
