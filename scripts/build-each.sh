@@ -1,43 +1,63 @@
 #!/bin/bash
-# Build the rust/ directory of the x86_64 KUnit kernel (the `kernel` crate, its C helpers and
-# its doctests) at each commit of the assembled series, so that a commit that only builds with
-# a later one is found. Each commit is checked out in a worktree of build/linux and built in a
-# build directory of its own (build/out/each), from the configuration of build/out/x86_64.
-# Usage: scripts/build-each.sh N...   (series positions, 1 = the first patch)
-# Needs `make build ARCH=x86_64` first (for the configuration). Environment: KMAKE_VARS, JOBS.
+# Build vmlinux at each commit of the assembled series, on each architecture, so that a commit
+# that only builds with a later one is found. Each commit is checked out in a worktree of
+# build/linux and built incrementally in one build directory per architecture
+# (build/out/each-ARCH), from the configuration of that architecture's KUnit kernel
+# (build/out/ARCH/.config: every option of the series, its KUnit suites and samples on), run
+# through olddefconfig at each commit, so that options a commit does not have yet drop out.
+#
+# Usage: scripts/build-each.sh [N...]   (series positions, 1 = the first patch; default: all)
+# Environment: ARCHES (default "x86_64 arm64"), KMAKE_VARS, JOBS.
+# A commit fails on a build error, or on a compiler warning in a file the series changes.
+# Prints one line per commit with its time; build/out/each-ARCH/summary.txt keeps them.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-tree=$top/build/linux
-out=$top/build/out/each
-wt=$top/build/each-wt
-config=$top/build/out/x86_64/.config
-[ -f "$config" ] || { echo "build-each: run 'make build ARCH=x86_64' first" >&2; exit 1; }
+build=${BUILD:-$top/build}
+tree=$build/linux
+wt=$build/each-wt
+arches=${ARCHES:-x86_64 arm64}
 
 mapfile -t commits < <(git -C "$tree" rev-list --reverse base..overlay)
+[ $# -gt 0 ] || set -- $(seq 1 ${#commits[@]})
+for n in "$@"; do
+	[ -n "${commits[$((n - 1))]:-}" ] || { echo "build-each: no patch $n (1..${#commits[@]})" >&2; exit 2; }
+done
+for a in $arches; do
+	[ -f "$build/out/$a/.config" ] || { echo "build-each: run 'make build ARCH=$a' first" >&2; exit 1; }
+done
+# The files the series changes: a warning in one of them fails the commit.
+touched=$(git -C "$tree" diff --name-only base overlay | sed -n 's/\.\(c\|h\|rs\)$/&/p')
+
 git -C "$tree" worktree remove -f "$wt" 2>/dev/null || true
 git -C "$tree" worktree prune
 git -C "$tree" worktree add -q -f --detach "$wt" base
-mkdir -p "$out"
+trap 'git -C "$tree" worktree remove -f "$wt" 2>/dev/null || true' EXIT
 rc=0
-for n in "$@"; do
-	c=${commits[$((n - 1))]:-}
-	[ -n "$c" ] || { echo "build-each: no patch $n" >&2; exit 1; }
-	git -C "$wt" checkout -q --detach "$c"
-	cp "$config" "$out/.config"
-	echo "== $n $(git -C "$wt" log --format=%s -1)"
-	# shellcheck disable=SC2086
-	make -s -C "$wt" O="$out" $KMAKE_VARS olddefconfig >/dev/null
-	# shellcheck disable=SC2086
-	if make -s -C "$wt" O="$out" $KMAKE_VARS -j"$JOBS" rust/ >"$out/build-$n.log" 2>&1; then
-		w=$(grep -c 'warning' "$out/build-$n.log" || true)
-		echo "   ok ($w warnings)"
-		[ "$w" -eq 0 ] || { grep -m5 'warning' "$out/build-$n.log"; rc=1; }
-	else
-		echo "   FAILED: $out/build-$n.log"
-		grep -m5 'error' "$out/build-$n.log" || true
-		rc=1
-	fi
+for a in $arches; do
+	out=$build/out/each-$a
+	mkdir -p "$out"
+	: >"$out/summary.txt"
+	t_all=$SECONDS
+	for n in "$@"; do
+		c=${commits[$((n - 1))]}
+		git -C "$wt" checkout -q --detach "$c"
+		cp "$build/out/$a/.config" "$out/.config"
+		t=$SECONDS
+		log=$out/build-$n.log
+		# shellcheck disable=SC2086
+		if make -s -C "$wt" O="$out" ARCH=$a $KMAKE_VARS olddefconfig >"$log" 2>&1 &&
+			make -s -C "$wt" O="$out" ARCH=$a $KMAKE_VARS -j"$JOBS" vmlinux >>"$log" 2>&1; then
+			w=$(grep -F -f <(echo "$touched") "$log" | grep -c 'warning:' || true)
+			if [ "$w" -eq 0 ]; then res=ok; else res="FAILED ($w warnings)"; rc=1; fi
+		else
+			res="FAILED: $log"
+			rc=1
+		fi
+		line="$a $n $(git -C "$wt" log --format=%s -1): $res, $((SECONDS - t)) s"
+		echo "$line" | tee -a "$out/summary.txt"
+		case $res in FAILED*) grep -m5 -E 'error|warning:' "$log" | sed 's/^/    /' || true ;; esac
+	done
+	echo "$a: ${#@} commits in $((SECONDS - t_all)) s" | tee -a "$out/summary.txt"
 done
-git -C "$tree" worktree remove -f "$wt"
 exit $rc

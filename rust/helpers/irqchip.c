@@ -142,17 +142,6 @@ __rust_helper void rust_helper_irq_desc_unlock_irq_enable(struct irq_desc *desc)
 	raw_spin_unlock_irq_enable(&desc->lock);
 }
 
-/* For the module references of Rust domains, chained handlers and posted-MSI agent lines. */
-__rust_helper bool rust_helper_try_module_get(struct module *module)
-{
-	return try_module_get(module);
-}
-
-__rust_helper void rust_helper_module_put(struct module *module)
-{
-	module_put(module);
-}
-
 __rust_helper bool rust_helper_irqd_is_forwarded_to_vcpu(struct irq_data *d)
 {
 	return irqd_is_forwarded_to_vcpu(d);
