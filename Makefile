@@ -189,6 +189,7 @@ test: configcheck build
 	 bash tests/boot/boot-test.sh $(BOOT_ARCHES); b=$$?; \
 	 c=0; case " $(ARCHES) " in *" x86_64 "*) $(COMPILE_FAIL) || c=1;; esac; \
 	 bash tests/check-gic-unsafe.sh || c=1; \
+	 python3 scripts/subseries.py $(TREE) || c=1; \
 	 echo "== make test: kunit rc=$$k boot rc=$$b compile-fail/unsafe rc=$$c"; \
 	 test $$k -eq 0 -a $$b -eq 0 -a $$c -eq 0
 
@@ -250,21 +251,26 @@ doc: tree
 	@for a in $(BOOT_ARCHES); do $(KMAKE) ARCH=$$a O=$(OUT)/$$a rustdoc || exit 1; \
 		echo "rustdoc: $(OUT)/$$a/Documentation/output/rust/rustdoc/kernel/index.html"; done
 
-# The cover letter's subject and text are patches/cover-letter.txt (first line, then the body);
-# git adds the shortlog, the diffstat and base-commit.
+# The whole series with its cover letter (patches/cover-letter.txt: first line the subject, then
+# the text; git adds the shortlog, the diffstat and base-commit) in build/series/all/, and each
+# sub-series of patches/subseries, checked to apply to the base with only its prerequisites, with
+# its own cover letter (patches/covers/NAME.txt), in build/series/NAME/.
 series: tree
 	@rm -rf $(BUILD)/series
 	@GIT_AUTHOR_NAME="IRQ-RS Developers" GIT_AUTHOR_EMAIL=irq-rs@localhost \
 		GIT_COMMITTER_NAME="IRQ-RS Developers" GIT_COMMITTER_EMAIL=irq-rs@localhost \
-		git -C $(TREE) format-patch -q --cover-letter --base=base -o $(BUILD)/series base..overlay
-	@python3 scripts/cover-letter.py $(BUILD)/series/0000-cover-letter.patch patches/cover-letter.txt
-	@ls $(BUILD)/series
+		git -C $(TREE) format-patch -q --cover-letter --base=base -o $(BUILD)/series/all base..overlay
+	@python3 scripts/cover-letter.py $(BUILD)/series/all/0000-cover-letter.patch patches/cover-letter.txt
+	@python3 scripts/subseries.py $(TREE) --write $(BUILD)/series
+	@ls -d $(BUILD)/series/*
 
-# Prints every finding; fails on errors (warnings, e.g. "does MAINTAINERS need updating?", pass).
+# checkpatch --strict on every patch of the series; prints every finding and fails on errors
+# (warnings and checks, e.g. "does MAINTAINERS need updating?", pass: docs/testing.md says which
+# remain and why).
 checkpatch: series
-	@cd $(TREE) && for p in $(BUILD)/series/*.patch; do \
+	@cd $(TREE) && for p in $(BUILD)/series/all/*.patch; do \
 		case $$p in */0000-cover-letter.patch) continue;; esac; \
-		perl scripts/checkpatch.pl -q --terse $$p; done | tee $(BUILD)/checkpatch.log; \
+		perl scripts/checkpatch.pl -q --strict --terse $$p; done | tee $(BUILD)/checkpatch.log; \
 	 ! grep -q ': ERROR:' $(BUILD)/checkpatch.log
 
 clean:

@@ -84,7 +84,7 @@ series_patches() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series" | awk '{pri
 # build_series [OVERRIDES]: commit the series on `base` with plumbing and print the last commit.
 # OVERRIDES lines "N PATH": after patch N, PATH takes this repository's content.
 build_series() {
-	local overrides=${1:-/dev/null} idx=$build/assemble.index head n=0 patch msg diff f blob
+	local overrides=${1:-/dev/null} idx=$build/assemble.index.$$ head n=0 patch msg diff f blob
 	rm -f "$idx"
 	head=$(git -C "$tree" rev-parse base)
 	GIT_INDEX_FILE=$idx git -C "$tree" read-tree "$head"
