@@ -27,7 +27,34 @@ for a in $arches; do
 	[ -f "$build/out/$a/.config" ] || { echo "build-each: run 'make build ARCH=$a' first" >&2; exit 1; }
 done
 # The files the series changes: a warning in one of them fails the commit.
-touched=$(git -C "$tree" diff --name-only base overlay | sed -n 's/\.\(c\|h\|rs\)$/&/p')
+touched=$(git -C "$tree" diff --name-only base overlay)
+
+# The warnings of a build log in files the series changes: C's "FILE:LINE:COL: warning:" lines and
+# rustc's "warning:" blocks located by their "--> FILE:LINE:COL" line. Prints them, then the count.
+series_warnings() {
+	TOUCHED=$touched python3 - "$1" "$wt" <<'PY'
+import os, re, sys
+log, wt = sys.argv[1], sys.argv[2] + '/'
+touched = set(os.environ['TOUCHED'].split())
+lines = open(log, errors='replace').read().split('\n')
+n = 0
+for i, l in enumerate(lines):
+    m = re.match(r'^(\S+?):\d+:\d+: warning:', l)
+    f = m.group(1) if m else None
+    if f is None and l.startswith('warning:') and not re.match(r'warning: \d+ warnings? emitted', l):
+        for k in lines[i + 1:i + 4]:
+            m = re.match(r'^\s*--> (\S+?):\d+:\d+', k)
+            if m:
+                f = m.group(1)
+                break
+    if f is not None:
+        f = f[len(wt):] if f.startswith(wt) else f
+        if f in touched:
+            n += 1
+            print('    ' + l, file=sys.stderr)
+print(n)
+PY
+}
 
 git -C "$tree" worktree remove -f "$wt" 2>/dev/null || true
 git -C "$tree" worktree prune
@@ -48,7 +75,7 @@ for a in $arches; do
 		# shellcheck disable=SC2086
 		if make -s -C "$wt" O="$out" ARCH=$a $KMAKE_VARS olddefconfig >"$log" 2>&1 &&
 			make -s -C "$wt" O="$out" ARCH=$a $KMAKE_VARS -j"$JOBS" vmlinux >>"$log" 2>&1; then
-			w=$(grep -F -f <(echo "$touched") "$log" | grep -c 'warning:' || true)
+			w=$(series_warnings "$log")
 			if [ "$w" -eq 0 ]; then res=ok; else res="FAILED ($w warnings)"; rc=1; fi
 		else
 			res="FAILED: $log"
