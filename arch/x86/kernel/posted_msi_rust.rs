@@ -26,8 +26,7 @@ use kernel::{
         FIRST_EXTERNAL_VECTOR,
         FIRST_SYSTEM_VECTOR,
         NR_PIR_WORDS, //
-    },
-    prelude::*, //
+    }, //
 };
 
 mod posted_msi_cpu;
@@ -134,9 +133,10 @@ fn handle_notification(n: posted_msi_cpu::Notification) {
 }
 
 #[cfg(CONFIG_X86_POSTED_MSI_KUNIT_TEST)]
-#[kunit_tests(rust_posted_msi_demux)]
+#[kernel::prelude::kunit_tests(rust_posted_msi_demux)]
 mod tests {
     use super::*;
+    use kernel::prelude::*;
 
     #[test]
     fn demux_delivers_each_vector_once_and_skips_system_vectors() -> Result {
