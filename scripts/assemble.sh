@@ -157,6 +157,15 @@ if [ "${1:-}" = --export ]; then
 	check_tree_clean
 	git -C "$tree" merge-base --is-ancestor base HEAD ||
 		{ echo "assemble: $tree's HEAD does not descend from base" >&2; exit 1; }
+	# Overlay files edited here since the last make tree would be overwritten: fold them first.
+	for f in $(overlay_files); do
+		if ! git -C "$tree" cat-file -e "overlay:$f" 2>/dev/null ||
+			[ "$(git -C "$tree" hash-object "$top/$f")" != "$(git -C "$tree" rev-parse "overlay:$f")" ]; then
+			echo "assemble: $f has edits that make tree has not folded into the series yet;" >&2
+			echo "assemble: refusing to overwrite it (run make tree first, then commit in $tree)." >&2
+			exit 1
+		fi
+	done
 	write_patches HEAD
 	added=$(added_files HEAD)
 	for f in $added; do
