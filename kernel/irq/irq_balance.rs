@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A load-aware, topology-aware interrupt balancer in Rust (seed 004), built in and off unless
+//! A load-aware, topology-aware interrupt balancer in Rust, built in and off unless
 //! booted with `irqbalance.rust=1`.
 //!
 //! Every `irqbalance.interval_ms` (1000) a deferrable delayed work item, in process context:

@@ -9,7 +9,7 @@
 //!
 //! # The rule
 //!
-//! Seed 004's rule (Kamble, 2003) moved the heaviest movable interrupt from the busiest CPU toward
+//! Kamble's rule ("IRQ distribution in the 2.5.52 kernel", 2002) moved the heaviest movable interrupt from the busiest CPU toward
 //! the idlest. Here, each step takes the CPU under the most *pressure* (isolated CPUs included, to
 //! take interrupts off them) and looks at every movable interrupt on it and every usable target
 //! CPU; if none of those moves is worth making, the next CPU under pressure; the pressure of a CPU

@@ -9,9 +9,9 @@
 //! instruction takes one nanosecond of guest time, so the figures are instruction counts of the
 //! whole path: the send or injection, the exception entry, the root handler, the flow handler,
 //! the handler and the EOI. The two drivers share everything else, so their difference is the
-//! drivers'. `tests/bench/gic.sh` (`make bench`) boots both and tabulates them.
+//! drivers'. Boot the kernel with each (`irqchip.gicv3=rust|c`) and compare.
 //!
-//! With `threaded_ms` set it then runs seed 000's benchmark of the threaded path: a second
+//! With `threaded_ms` set it then runs Valentin Schneider's benchmark of the threaded path (EOImode=1 series): a second
 //! spare SPI (`threaded_spi`) requested ONESHOT with a threaded handler and routed to CPU1,
 //! where a kworker injects it and waits (spinning) for its thread to finish, again and again for
 //! `threaded_ms` ms, `reps` rounds; it reports interrupts per second (median, fastest and
@@ -118,7 +118,7 @@ impl ThreadedHandler for Threaded {
     }
 }
 
-/// Seed 000's benchmark: a ONESHOT threaded SPI and a kworker on CPU1; inject, wait for the
+/// The EOImode=1 series' benchmark: a ONESHOT threaded SPI and a kworker on CPU1; inject, wait for the
 /// thread, repeat, for `ms` ms per round, `reps` rounds. Prints interrupts per second and ns per
 /// interrupt; `EIO` if a thread run is missing or doubled.
 fn threaded(ms: u32, reps: u32) -> Result {

@@ -20,8 +20,7 @@
 //! function run is counted: a call lost or run twice fails with `EIO`.
 //!
 //! It runs when loaded with `run=1`, or, built in, with `rust_ipi_storm.run=1` on the command
-//! line. `tests/bench/ipistorm.sh` (`make bench`) boots both idle modes and tabulates them;
-//! the boot test checks the IPI shares.
+//! line. Boot with and without `idle=poll` to compare the two idle modes.
 
 use core::sync::atomic::{
     AtomicU32,

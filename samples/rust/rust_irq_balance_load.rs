@@ -26,8 +26,7 @@
 //! Loaded with `run=1` or, built in, booted with `rust_irq_balance_load.run=1`; with
 //! `background=1` it runs in a work item, `delay_ms` after loading, so that booting goes on and
 //! user space (a balancer daemon) runs beside it; it then ends with a "done" or a "failed" line.
-//! The balancer boot test (`tests/boot/boot-test.sh`) and `make bench` (`tests/bench/balance.sh`)
-//! run it.
+//! It measures interrupt balancers: the in-kernel one and the irqbalance daemon.
 
 use core::sync::atomic::{
     AtomicU32,

@@ -19,7 +19,7 @@
 //!
 //! Every handler run is counted against the PIR bits the agent newly set; a lost or duplicated
 //! interrupt fails the run with `EIO`. Load it with `run=1`, or, built in, boot with
-//! `rust_posted_msi_load.run=1`; `tests/bench/posted-msi.sh` (`make bench`) collects the lines.
+//! `rust_posted_msi_load.run=1`; a benchmark script collects the lines.
 
 use core::sync::atomic::{
     AtomicU32,

@@ -988,7 +988,7 @@ MODULE_PARM_DESC(soak_posts, "pmsi_soak posts per implementation, 1..100000000")
 
 static unsigned int soak_cycles = 3;
 module_param(soak_cycles, uint, 0444);
-MODULE_PARM_DESC(soak_cycles, "CPU1 offline/online cycles of pmsi_soak (0..1000; make soak: 10)");
+MODULE_PARM_DESC(soak_cycles, "CPU1 offline/online cycles of pmsi_soak (0..1000)");
 
 /*
  * The soak: at least soak_posts MSIs posted from CPU0 over 32 lines, while CPU1 goes offline

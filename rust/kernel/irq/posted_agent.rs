@@ -509,7 +509,7 @@ impl<T: Handler + 'static> PostedIrq<T> {
 
     /// As [`PostedIrq::new`], but requested without `IRQF_NOBALANCING`: an interrupt balancer
     /// (or a write of `/proc/irq/N/smp_affinity`) may move it, as it may a device's MSI. The
-    /// load of the balancer's boot test and benchmark.
+    /// load of an interrupt balancer's test.
     pub fn new_movable<M: crate::ModuleMetadata>(
         domain: &Arc<PostedDomain>,
         cpu: CpuId,

@@ -5,7 +5,7 @@
  * mode in use.
  *
  * apic_eoi_c_reference_msr() is C's native_apic_msr_eoi() compiled out of line, so that the
- * build can compare its instructions with rust_apic_msr_eoi()'s (tests/eoi-disasm.sh). It is
+ * build can compare its instructions with rust_apic_msr_eoi()'s (objdump). It is
  * never called.
  */
 #include <kunit/test.h>
