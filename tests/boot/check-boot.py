@@ -525,10 +525,13 @@ def main():
                 # The calls to an idle CPU1: not those whose IPI found CPU1 running a task.
                 idle = runs - busy
                 # CAL also counts the boot's other function-call IPIs to CPU1 (100-200 here, more
-                # on slow or KASAN kernels); calls taking IPIs would add one per call.
-                check("IPI storm, idle=poll: at least 99 % of the calls to the idle CPU1 without "
+                # on slow or KASAN kernels); calls taking IPIs would add one per call. A call that
+                # finds CPU1 between polls (its interrupt threads run there with threadirqs) takes
+                # an IPI: 1.6 % of them once on a loaded machine, so the bar is 95 %, as far from
+                # halting idle's at most 5 % as that is from 100 %.
+                check("IPI storm, idle=poll: at least 95 % of the calls to the idle CPU1 without "
                       "an IPI, CPU1's CAL count below 10 % of the calls",
-                      idle > 0.9 * runs and without >= 0.99 * idle and 0 <= cal1 <= 0.1 * runs,
+                      idle > 0.9 * runs and without >= 0.95 * idle and 0 <= cal1 <= 0.1 * runs,
                       f"{without} of {idle} without, {by_ipi} by IPI ({busy} to a busy CPU1); "
                       f"CAL on CPU1 {cal1}")
             else:
