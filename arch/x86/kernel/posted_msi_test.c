@@ -1064,7 +1064,7 @@ static void pmsi_vtd_chip(struct kunit *test)
 }
 #endif
 
-#ifdef CONFIG_IRQ_BALANCE_RUST
+#ifdef CONFIG_GENERIC_IRQ_REQUEST_SEQ
 /*
  * The identity the Rust balancer checks before it moves an interrupt (irq_desc::request_seq):
  * the same descriptor freed and requested again (at the same address, with the same dev_id, so
@@ -1093,7 +1093,7 @@ static void pmsi_request_seq_never_repeats(struct kunit *test)
 #endif
 
 static struct kunit_case pmsi_cases[] = {
-#ifdef CONFIG_IRQ_BALANCE_RUST
+#ifdef CONFIG_GENERIC_IRQ_REQUEST_SEQ
 	KUNIT_CASE(pmsi_request_seq_never_repeats),
 #endif
 #if defined(CONFIG_X86_POSTED_MSI_RUST) && defined(CONFIG_INTEL_IOMMU)

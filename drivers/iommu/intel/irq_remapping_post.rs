@@ -39,14 +39,16 @@ mod irq_remapping_irte;
 // The Rust interrupt remapping domain (`intel_ir=rust`): its chips and operations, the IRTE
 // formats, the IRTE allocator with the remappable MSI format and the IEC flush descriptor, and
 // the table writes and C calls. The formats and the allocator are also built for their KUnit
-// suites.
+// suites, which use only part of them.
 #[cfg(CONFIG_INTEL_IRQ_REMAP_RUST)]
 mod irq_remapping_domain;
 #[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST))]
+#[cfg_attr(not(CONFIG_INTEL_IRQ_REMAP_RUST), allow(dead_code))]
 mod irq_remapping_entry;
 #[cfg(CONFIG_INTEL_IRQ_REMAP_RUST)]
 mod irq_remapping_hw;
 #[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST))]
+#[cfg_attr(not(CONFIG_INTEL_IRQ_REMAP_RUST), allow(dead_code))]
 mod irq_remapping_table;
 
 /// The prefix of the messages of this crate's modules, as C's `pr_fmt` in `irq_remapping.c`.
