@@ -41,7 +41,7 @@ KUNIT = cd $(TREE) && python3 tools/testing/kunit/kunit.py
 KUNIT_MAKE_OPTS := $(foreach v,$(KMAKE_VARS),--make_options $(v)) \
 	--make_options CC=$(KCC) --make_options HOSTCC=$(KCC)
 
-.PHONY: help deps tree patches build config configcheck test kunit boot compile-fail bench kasan soak workload run clippy fmt fmtcheck doc series checkpatch build-each clean distclean kmake
+.PHONY: help deps tree patches build config configcheck test kunit boot compile-fail bench kasan soak workload run clippy fmt fmtcheck doc series checkpatch build-each distro-build deb deb-test clean distclean kmake
 
 help:
 	@echo "make deps       install toolchain, QEMU 10 and bindgen (idempotent)"
@@ -59,6 +59,11 @@ help:
 	@echo "make soak       the posted-MSI soak: 1,000,000 MSIs, 10 CPU hotplug cycles"
 	@echo "make build-each [EACH=...]  build vmlinux at each commit of the series, both"
 	@echo "                architectures ([ARCH=...]; needs make build first)"
+	@echo "make distro-build  the series with Debian's own config + irq_rs.config: vmlinux"
+	@echo "                and the directories it changes ([ARCH=...]; long, not in make test)"
+	@echo "make deb [DEB_CONFIG=test|debian]  Debian packages of the kernel and the status"
+	@echo "                tool in build/out/deb/;  make deb-test: install them (dpkg) into"
+	@echo "                the workload root filesystem and boot them (x86_64)"
 	@echo "make kmake T=...  kernel make targets in a configured build directory"
 	@echo "make clippy | fmt | fmtcheck | doc | series | checkpatch | clean | distclean"
 	@echo
@@ -68,6 +73,7 @@ help:
 	@echo "  JOBS           parallel jobs of the kernel builds [nproc]"
 	@echo "  KCC            the kernels' C compiler [/usr/lib/ccache/clang-22, or clang]"
 	@echo "  EACH           make build-each: series positions [all]"
+	@echo "  DEB_CONFIG     make deb: test or debian [test]"
 	@echo "  T              make kmake: kernel make targets [vmlinux]"
 	@echo "  SUITES         KUnit: kunit.py filter glob SUITE[.CASE]; only the expected"
 	@echo "                 suites it selects must pass, e.g. 'rust_irq_balance*' [all]"
@@ -286,6 +292,27 @@ EACH ?=
 build-each: tree
 	@ARCHES="$(ARCHES)" KMAKE_VARS="$(KMAKE_VARS) CC=$(KCC) HOSTCC=$(KCC)" JOBS=$(JOBS) \
 		bash scripts/build-each.sh $(EACH)
+
+# The series with Debian's own kernel configuration (linux-config-7.3 at the base's version) and
+# irq_rs.config: vmlinux and every directory the series changes (scripts/distro-build.sh), on
+# both architectures (ARCH=... for one). Not part of `make test` (docs/times.md).
+distro-build: tree
+	@ARCHES="$(ARCHES)" KMAKE_VARS="$(KMAKE_VARS) CC=$(KCC) HOSTCC=$(KCC)" JOBS=$(JOBS) \
+		bash scripts/distro-build.sh $(ARCHES)
+
+# Debian packages of the kernel (`make bindeb-pkg`) and of the status tool, in build/out/deb/
+# (scripts/deb.sh): DEB_CONFIG=test, the test kernel with modules (x86_64 unless ARCH=...), or
+# DEB_CONFIG=debian, Debian's configuration with irq_rs.config (after make distro-build).
+# make deb-test installs the x86_64 test packages into the workload root filesystem with dpkg and
+# boots them (tests/deb/check.sh).
+DEB_CONFIG ?= test
+deb: ARCHES := $(if $(ARCH),$(ARCH),x86_64)
+deb: build
+	@for a in $(ARCHES); do KMAKE_VARS="$(KMAKE_VARS) CC=$(KCC) HOSTCC=$(KCC)" JOBS=$(JOBS) \
+		bash scripts/deb.sh $$a $(DEB_CONFIG) || exit 1; done
+
+deb-test:
+	@bash tests/deb/check.sh x86_64
 
 # Run kernel make targets in an already configured build directory, e.g.
 # `make kmake ARCH=x86_64 T=prepare` (T defaults to vmlinux).

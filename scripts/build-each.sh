@@ -27,33 +27,13 @@ for a in $arches; do
 	[ -f "$build/out/$a/.config" ] || { echo "build-each: run 'make build ARCH=$a' first" >&2; exit 1; }
 done
 # The files the series changes: a warning in one of them fails the commit.
-touched=$(git -C "$tree" diff --name-only base overlay)
+touched_list=$build/each-touched.txt
+git -C "$tree" diff --name-only base overlay >"$touched_list"
 
-# The warnings of a build log in files the series changes: C's "FILE:LINE:COL: warning:" lines and
-# rustc's "warning:" blocks located by their "--> FILE:LINE:COL" line. Prints them, then the count.
+# The warnings of a build log in files the series changes (scripts/series-warnings.py): prints
+# them, then their count.
 series_warnings() {
-	TOUCHED=$touched python3 - "$1" "$wt" <<'PY'
-import os, re, sys
-log, wt = sys.argv[1], sys.argv[2] + '/'
-touched = set(os.environ['TOUCHED'].split())
-lines = open(log, errors='replace').read().split('\n')
-n = 0
-for i, l in enumerate(lines):
-    m = re.match(r'^(\S+?):\d+:\d+: warning:', l)
-    f = m.group(1) if m else None
-    if f is None and l.startswith('warning:') and not re.match(r'warning: \d+ warnings? emitted', l):
-        for k in lines[i + 1:i + 4]:
-            m = re.match(r'^\s*--> (\S+?):\d+:\d+', k)
-            if m:
-                f = m.group(1)
-                break
-    if f is not None:
-        f = f[len(wt):] if f.startswith(wt) else f
-        if f in touched:
-            n += 1
-            print('    ' + l, file=sys.stderr)
-print(n)
-PY
+	python3 "$top/scripts/series-warnings.py" "$1" "$wt" "$touched_list"
 }
 
 git -C "$tree" worktree remove -f "$wt" 2>/dev/null || true

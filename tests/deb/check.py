@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check the console log of the package boot (tests/deb/check.sh, guest side tests/deb/init).
+
+Usage: check.py LOG RELEASE ROOT
+
+  LOG      the console log
+  RELEASE  the kernel release the linux-image package installed
+  ROOT     the root filesystem dpkg installed into (for the sample modules it holds)
+
+Passes when the kernel booted is RELEASE; dpkg's database lists linux-image-RELEASE and
+irq-rs-tools as installed; every sample module the package installed loaded and unloaded; the
+KUnit suites rust_vtd_irte and rust_vtd_irte_table ran at boot and passed, and no test failed;
+the status tool exited 0 and reports the local-APIC EOI and VT-d interrupt remapping in Rust;
+and the log has no kernel splat (tests/check-splats.py).
+"""
+import os
+import re
+import subprocess
+import sys
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] in ('-h', '--help'):
+        print(__doc__.strip().split('\n\n')[1], file=sys.stderr)
+        return 2
+    path, rel, root = sys.argv[1:]
+    log = open(path, errors='replace').read().replace('\r', '')
+    bad = []
+
+    def want(ok, what):
+        print(f"   {'ok' if ok else 'FAIL'}: {what}")
+        if not ok:
+            bad.append(what)
+
+    m = re.search(r'^@@@ uname (\S+)', log, re.M)
+    want(m is not None and m.group(1) == rel, f"the kernel booted is {rel} ({m.group(1) if m else 'none'})")
+    installed = dict(re.findall(r'^@@@ installed (\S+) (\S+)', log, re.M))
+    for p in (f'linux-image-{rel}', 'irq-rs-tools'):
+        want(p in installed, f"dpkg lists {p} as installed")
+    samples = sorted(os.path.basename(f).split('.ko')[0]
+                     for d, _, fs in os.walk(os.path.join(root, 'lib/modules', rel))
+                     for f in fs if '.ko' in f and '/samples/rust' in d)
+    want(len(samples) > 0, f"the package installed sample modules ({', '.join(samples) or 'none'})")
+    for n in samples:
+        ins = re.search(rf'^@@@ insmod {n} (\d+)', log, re.M)
+        rm = re.search(rf'^@@@ rmmod {n} (\d+)', log, re.M)
+        want(ins is not None and ins.group(1) == '0' and rm is not None and rm.group(1) == '0',
+             f"insmod and rmmod {n}")
+    for suite in ('rust_vtd_irte', 'rust_vtd_irte_table'):
+        want(re.search(rf'^\s*(\[[^]]*\]\s*)?ok \d+ {suite}$', log, re.M) is not None,
+             f"KUnit suite {suite} ran at boot and passed")
+    fails = re.findall(r'^\s*(?:\[[^]]*\]\s*)?not ok \d+ (\S+)', log, re.M)
+    want(not fails, f"no KUnit test failed ({', '.join(fails) or 'none'})")
+    st = re.search(r'^@@@ status begin\n(.*?)^@@@ status end\n@@@ status rc (\d+)', log, re.M | re.S)
+    want(st is not None and st.group(2) == '0', "the installed status tool ran and exited 0")
+    report = st.group(1) if st else ''
+    for comp in ('apic-eoi', 'intr-remap'):
+        want(re.search(rf'^{comp}: rust\b', report, re.M) is not None, f"status: {comp} is rust")
+    want('@@@ done' in log, "the guest reached its end")
+    splats = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), '..', 'check-splats.py'),
+                             'deb-test', path])
+    if splats.returncode != 0:
+        bad.append('splats')
+    print(f"== deb-test: {'PASS' if not bad else 'FAIL: ' + '; '.join(bad)}")
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

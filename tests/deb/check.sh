@@ -1,0 +1,79 @@
+#!/bin/bash
+# `make deb-test`: the packages of `make deb` (x86_64, the test configuration) installed on Debian
+# 12 and booted.
+#   1. apt resolves them for Debian 12 (bookworm, the project-local apt state, an empty dpkg
+#      status: every dependency must come from bookworm): apt-get -s install ./PACKAGE.deb...;
+#   2. the host's dpkg (Debian 12's) installs them into the workload root filesystem
+#      (tests/workload/mkroot.sh: Debian 12's own programs and libraries), maintainer scripts run
+#      in that root; the kernel image, its modules and the status tool must land where Debian
+#      puts them, and dpkg's database must list them as installed;
+#   3. that root boots on the kernel image dpkg installed (/boot/vmlinuz-RELEASE), with the KUnit
+#      suites rust_vtd_irte* run at boot (kunit.enable=1: the package's kernel keeps KUnit off
+#      otherwise), the sample modules loaded and unloaded with insmod/rmmod, and the status tool
+#      run (tests/deb/init); then the console log is checked: the release, the modules, the
+#      suites passed, the local-APIC EOI and VT-d remapping in Rust, no splat.
+# Usage: tests/deb/check.sh [x86_64]
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+me=deb-test
+arch=${1:-x86_64}
+[ "$arch" = x86_64 ] || { echo "usage: tests/deb/check.sh [x86_64]  (arm64 packages are built, not installed: dpkg would run their maintainer scripts under emulation)" >&2; exit 2; }
+deb_arch=amd64
+dir=$build/out/deb
+mapfile -t debs < <(ls "$dir"/linux-image-*-irq-rs_*_$deb_arch.deb "$dir"/irq-rs-tools_*_all.deb 2>/dev/null |
+	grep -v -- -dbg_)
+[ ${#debs[@]} -eq 2 ] || { echo "$me: no packages in $dir; run make deb ARCH=$arch first" >&2; exit 1; }
+image=${debs[0]}
+rel=$(dpkg-deb -f "$image" Package | sed 's/^linux-image-//')
+echo "== $me: $(basename "$image") and $(basename "${debs[1]}") (release $rel)"
+fail() { echo "$me: FAIL: $*"; exit 1; }
+
+# 1. Installable on Debian 12: apt resolves every dependency from bookworm alone.
+empty=$build/workload/dpkg-$deb_arch
+mkdir -p "$empty"
+: >"$empty/status"
+sim=$("$top/scripts/apt-local.sh" "$build/apt/$deb_arch" bookworm -o Debug::NoLocking=1 \
+	-o APT::Architecture=$deb_arch -o Dir::State="$empty" -o Dir::State::status="$empty/status" \
+	--no-install-recommends -s install "${debs[@]}" 2>&1) || { echo "$sim"; fail "apt cannot install the packages on Debian 12"; }
+for d in "${debs[@]}"; do
+	p=$(dpkg-deb -f "$d" Package)
+	grep -q "^Inst $p " <<<"$sim" || { echo "$sim"; fail "apt would not install $p"; }
+done
+echo "   apt (bookworm): $(grep -c '^Inst ' <<<"$sim") packages to install, the two and their dependencies"
+
+# 2. Installed into the workload root filesystem by dpkg.
+root=$build/workload/root-$arch.cpio
+bash "$top/tests/workload/mkroot.sh" "$arch" "$root"
+r=$(mktemp -d)
+trap 'rm -rf "$r"' EXIT
+(cd "$r" && cpio -id --quiet <"$root")
+mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates" "$r/boot"
+: >"$r/var/lib/dpkg/status"
+# The root carries the dependencies' files (copied by mkroot) but no dpkg database listing them.
+log=$build/out/deb/install-$arch.log
+dpkg --root="$r" --force-depends -i "${debs[@]}" >"$log" 2>&1 || { cat "$log"; fail "dpkg -i failed"; }
+for f in "boot/vmlinuz-$rel" "boot/config-$rel" "boot/System.map-$rel" "lib/modules/$rel/modules.dep" \
+	usr/sbin/irq-rs-status; do
+	[ -e "$r/$f" ] || fail "dpkg installed no /$f"
+done
+echo "   dpkg installed: $(grep -c '^Status: install ok installed' "$r/var/lib/dpkg/status") packages," \
+	"/boot/vmlinuz-$rel, $(find "$r/lib/modules/$rel" -name '*.ko*' | wc -l) modules"
+
+# 3. Booted on the kernel dpkg installed.
+cp "$top/tests/deb/init" "$r/init"
+chmod +x "$r/init"
+initrd=$build/out/deb/root-installed-$arch.cpio
+(cd "$r" && find . | sort | cpio -o -H newc --quiet -R 0:0) >"$initrd"
+kdir=$build/out/$arch-deb
+mkdir -p "$kdir"
+cp "$r/boot/vmlinuz-$rel" "$kdir/vmlinuz"
+console=$build/out/deb/boot-$arch.log
+start=$(date +%s)
+BUILD=$build MACHINE=$arch INITRD=$initrd KERNEL=vmlinuz \
+	APPEND="kunit.enable=1 kunit.filter_glob=rust_vtd_irte*" \
+	timeout "${BOOT_TIMEOUT:-600}" bash "$top/tests/boot/qemu.sh" "$arch-deb" </dev/null >"$console" 2>&1 ||
+	fail "QEMU exited with $? (124: BOOT_TIMEOUT), log $console"
+echo "   booted in $(($(date +%s) - start)) s, log $console"
+python3 "$top/tests/deb/check.py" "$console" "$rel" "$r"
