@@ -4,8 +4,9 @@
 # tool (scripts/irq-rs-status), for installing on a Debian 12 machine. Two configurations:
 #   test    the ARCH test kernel of `make test` (build/out/ARCH/.config: every Rust path and its
 #           KUnit suites built in, lockdep and the other debug options on, for QEMU's machines),
-#           with loadable modules (the Rust samples as modules), /proc/config.gz, KUnit off
-#           unless booted with kunit.enable=1, and the release suffix -irq-rs. Built in minutes;
+#           with loadable modules (the KUnit suites that build as modules and the Rust samples),
+#           /proc/config.gz, KUnit off unless booted with kunit.enable=1 (the built-in suites
+#           then run at boot, a module's when it is loaded), and the release suffix -irq-rs;
 #           `make deb-test` installs it into the workload root filesystem and boots it.
 #   debian  Debian's own configuration with irq_rs.config (build/out/ARCH-debian/.config, from
 #           `make distro-build`): the kernel for a real machine. Builds Debian's thousands of
@@ -39,7 +40,11 @@ cfg() { "$tree/scripts/config" --file "$out/.config" "$@"; }
 if [ "$flavour" = test ]; then
 	cfg -e MODULES -e MODULE_UNLOAD -e IKCONFIG -e IKCONFIG_PROC -d KUNIT_DEFAULT_ENABLED \
 		--set-str LOCALVERSION -irq-rs
-	# The Rust samples that are tristate become modules: something to load.
+	# The KUnit suites that build as modules, and the Rust samples, become modules: what a user
+	# loads on a machine.
+	for o in INTEL_IRQ_REMAP_RUST_KUNIT_TEST IRQ_BALANCE_RUST_KUNIT_TEST; do
+		if grep -q "^CONFIG_$o=y" "$out/.config"; then cfg -m "$o"; fi
+	done
 	for o in $(sed -n 's/^config \(SAMPLE_RUST_[A-Z0-9_]*\)$/\1/p' "$tree/samples/rust/Kconfig"); do
 		grep -q "^CONFIG_$o=y" "$out/.config" || continue
 		cfg -m "$o"

@@ -9,8 +9,9 @@ Usage: check.py LOG RELEASE ROOT
   ROOT     the root filesystem dpkg installed into (for the sample modules it holds)
 
 Passes when the kernel booted is RELEASE; dpkg's database lists linux-image-RELEASE and
-irq-rs-tools as installed; every sample module the package installed loaded and unloaded; the
-KUnit suites rust_vtd_irte and rust_vtd_irte_table ran at boot and passed, and no test failed;
+irq-rs-tools as installed; every KUnit and sample module the package installed loaded and
+unloaded; the built-in suite x86_apic_eoi_rust ran at boot and the suites of the KUnit modules
+(rust_vtd_irte, rust_vtd_irte_table, rust_irq_balance) when loaded, all passed, and no test failed;
 the status tool exited 0 and reports the local-APIC EOI and VT-d interrupt remapping in Rust;
 and the log has no kernel splat (tests/check-splats.py).
 """
@@ -38,18 +39,20 @@ def main():
     installed = dict(re.findall(r'^@@@ installed (\S+) (\S+)', log, re.M))
     for p in (f'linux-image-{rel}', 'irq-rs-tools'):
         want(p in installed, f"dpkg lists {p} as installed")
-    samples = sorted(os.path.basename(f).split('.ko')[0]
-                     for d, _, fs in os.walk(os.path.join(root, 'lib/modules', rel))
-                     for f in fs if '.ko' in f and '/samples/rust' in d)
+    mods = [(d, os.path.basename(f).split('.ko')[0])
+            for d, _, fs in os.walk(os.path.join(root, 'lib/modules', rel)) for f in fs if '.ko' in f]
+    samples = sorted(n for d, n in mods if '/samples/rust' in d)
+    kunit = sorted(n for d, n in mods if n.endswith('_kunit'))
     want(len(samples) > 0, f"the package installed sample modules ({', '.join(samples) or 'none'})")
-    for n in samples:
+    want(len(kunit) == 2, f"the package installed the two KUnit modules ({', '.join(kunit) or 'none'})")
+    for n in kunit + samples:
         ins = re.search(rf'^@@@ insmod {n} (\d+)', log, re.M)
         rm = re.search(rf'^@@@ rmmod {n} (\d+)', log, re.M)
         want(ins is not None and ins.group(1) == '0' and rm is not None and rm.group(1) == '0',
              f"insmod and rmmod {n}")
-    for suite in ('rust_vtd_irte', 'rust_vtd_irte_table'):
+    for suite in ('x86_apic_eoi_rust', 'rust_vtd_irte', 'rust_vtd_irte_table', 'rust_irq_balance'):
         want(re.search(rf'^\s*(\[[^]]*\]\s*)?ok \d+ {suite}$', log, re.M) is not None,
-             f"KUnit suite {suite} ran at boot and passed")
+             f"KUnit suite {suite} ran and passed")
     fails = re.findall(r'^\s*(?:\[[^]]*\]\s*)?not ok \d+ (\S+)', log, re.M)
     want(not fails, f"no KUnit test failed ({', '.join(fails) or 'none'})")
     st = re.search(r'^@@@ status begin\n(.*?)^@@@ status end\n@@@ status rc (\d+)', log, re.M | re.S)

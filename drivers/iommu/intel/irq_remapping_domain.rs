@@ -561,7 +561,7 @@ impl DomainOps for IrDomain {
     }
 }
 
-#[cfg(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST)]
+#[cfg(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "y")]
 #[kunit_tests(rust_vtd_ir_domain)]
 mod tests {
     use super::*;

@@ -39,20 +39,21 @@ mod irq_remapping_irte;
 // The Rust interrupt remapping domain (`intel_ir=rust`): its chips and operations, the IRTE
 // formats, the IRTE allocator with the remappable MSI format and the IEC flush descriptor, and
 // the table writes and C calls. The formats and the allocator are also built for their KUnit
-// suites, which use only part of them.
+// suites when these are built in (as a module: irq_remapping_rust_kunit.rs), which use only
+// part of them.
 #[cfg(CONFIG_INTEL_IRQ_REMAP_RUST)]
 mod irq_remapping_domain;
-#[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST))]
+#[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "y"))]
 #[cfg_attr(not(CONFIG_INTEL_IRQ_REMAP_RUST), allow(dead_code))]
 mod irq_remapping_entry;
 #[cfg(CONFIG_INTEL_IRQ_REMAP_RUST)]
 mod irq_remapping_hw;
-#[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST))]
+#[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "y"))]
 #[cfg_attr(not(CONFIG_INTEL_IRQ_REMAP_RUST), allow(dead_code))]
 mod irq_remapping_table;
 
 /// The prefix of the messages of this crate's modules, as C's `pr_fmt` in `irq_remapping.c`.
-#[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST))]
+#[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "y"))]
 const __LOG_PREFIX: &[u8] = b"DMAR-IR\0";
 
 use irq_remapping_irte::IntelIrData;

@@ -183,7 +183,7 @@ impl IrteAllocator {
     }
 
     /// Entries in use.
-    #[cfg_attr(not(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST), allow(dead_code))]
+    #[cfg_attr(not(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "y"), allow(dead_code))]
     pub(crate) fn in_use(&self) -> usize {
         let mut n = 0;
         let mut i = 0;
@@ -245,7 +245,8 @@ pub(crate) fn iec_flush(block: IrteBlock) -> u64 {
     u64::from(block.index) << 32 | u64::from(block.mask & 0x1f) << 27 | 1 << 4 | 0x4
 }
 
-#[cfg(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST)]
+// Built in, or in the module of its own (irq_remapping_rust_kunit.rs).
+#[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "y", all(MODULE, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "m")))]
 #[kunit_tests(rust_vtd_irte_table)]
 mod tests {
     use super::*;
