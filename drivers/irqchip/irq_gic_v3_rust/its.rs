@@ -37,26 +37,10 @@ pub(crate) mod rdist;
 #[path = "its/tables.rs"]
 pub(crate) mod tables;
 
-/// The mask of bits `hi:lo` (`GENMASK_ULL(hi, lo)`); bits past 63 are not there, an empty
-/// range (`lo > hi`) is no bit.
-fn mask(hi: u32, lo: u32) -> u64 {
-    let high = u64::MAX.checked_shr(63u32.saturating_sub(hi)).unwrap_or(0);
-    let low = u64::MAX.checked_shl(lo).unwrap_or(0);
-    if hi > 63 || lo > hi {
-        0
-    } else {
-        high & low
-    }
-}
-
-/// Field `hi:lo` of `raw`.
-fn field(raw: u64, hi: u32, lo: u32) -> u64 {
-    (raw & mask(hi, lo)).checked_shr(lo).unwrap_or(0)
-}
-
-/// `raw` with field `hi:lo` set to `val` (`its_mask_encode()`): bits of `val` above the field
-/// are dropped, as C drops them; callers check their ranges before.
-fn with_field(raw: u64, val: u64, hi: u32, lo: u32) -> u64 {
-    let m = mask(hi, lo);
-    (raw & !m) | (val.checked_shl(lo).unwrap_or(0) & m)
-}
+#[path = "its/bits.rs"]
+mod bits;
+use bits::{
+    field,
+    mask,
+    with_field, //
+};
