@@ -62,8 +62,8 @@ help:
 	@echo "make distro-build  the series with Debian's own config + irq_rs.config: vmlinux"
 	@echo "                and the directories it changes ([ARCH=...]; long, not in make test)"
 	@echo "make deb [DEB_CONFIG=test|debian]  Debian packages of the kernel and the status"
-	@echo "                tool in build/out/deb/;  make deb-test: install them (dpkg) into"
-	@echo "                the workload root filesystem and boot them (x86_64)"
+	@echo "                tool in build/out/deb/ARCH-CONFIG/;  make deb-test: install them into"
+	@echo "                the workload root filesystem with dpkg and boot them (x86_64)"
 	@echo "make kmake T=...  kernel make targets in a configured build directory"
 	@echo "make clippy | fmt | fmtcheck | doc | series | checkpatch | clean | distclean"
 	@echo
@@ -300,14 +300,15 @@ distro-build: tree
 	@ARCHES="$(ARCHES)" KMAKE_VARS="$(KMAKE_VARS) CC=$(KCC) HOSTCC=$(KCC)" JOBS=$(JOBS) \
 		bash scripts/distro-build.sh $(ARCHES)
 
-# Debian packages of the kernel (`make bindeb-pkg`) and of the status tool, in build/out/deb/
+# Debian packages of the kernel (`make bindeb-pkg`) and of the status tool, in
+# build/out/deb/ARCH-CONFIG/
 # (scripts/deb.sh): DEB_CONFIG=test, the test kernel with modules (x86_64 unless ARCH=...), or
 # DEB_CONFIG=debian, Debian's configuration with irq_rs.config (after make distro-build).
 # make deb-test installs the x86_64 test packages into the workload root filesystem with dpkg and
 # boots them (tests/deb/check.sh).
 DEB_CONFIG ?= test
 deb: ARCHES := $(if $(ARCH),$(ARCH),x86_64)
-deb: build
+deb: $(if $(filter test,$(DEB_CONFIG)),build,tree)
 	@for a in $(ARCHES); do KMAKE_VARS="$(KMAKE_VARS) CC=$(KCC) HOSTCC=$(KCC)" JOBS=$(JOBS) \
 		bash scripts/deb.sh $$a $(DEB_CONFIG) || exit 1; done
 

@@ -11,7 +11,8 @@
 #   debian  Debian's own configuration with irq_rs.config (build/out/ARCH-debian/.config, from
 #           `make distro-build`): the kernel for a real machine. Builds Debian's thousands of
 #           modules: hours on two cores.
-# The packages go to build/out/deb/ (dpkg-buildpackage writes them beside the build directory).
+# The packages go to build/out/deb/ARCH-CONFIG/ (dpkg-buildpackage writes them beside the build
+# directory, build/out/deb/ARCH-CONFIG/build).
 #
 # Usage: scripts/deb.sh ARCH [test|debian]
 # Environment: KMAKE_VARS, JOBS (set by make deb). Prints the paths of the packages built.
@@ -33,16 +34,17 @@ debian) src=$build/out/$arch-debian/.config how="make distro-build ARCH=$arch" ;
 esac
 [ -f "$src" ] || { echo "$me: no $src; run $how first" >&2; exit 1; }
 
-out=$build/out/deb/$arch-$flavour
+pkgs=$build/out/deb/$arch-$flavour
+out=$pkgs/build
 mkdir -p "$out"
 cp "$src" "$out/.config"
 cfg() { "$tree/scripts/config" --file "$out/.config" "$@"; }
 if [ "$flavour" = test ]; then
 	cfg -e MODULES -e MODULE_UNLOAD -e IKCONFIG -e IKCONFIG_PROC -d KUNIT_DEFAULT_ENABLED \
-		--set-str LOCALVERSION -irq-rs
+		--set-str LOCALVERSION -irq-rs -d LOCALVERSION_AUTO
 	# The KUnit suites that build as modules, and the Rust samples, become modules: what a user
 	# loads on a machine.
-	for o in INTEL_IRQ_REMAP_RUST_KUNIT_TEST IRQ_BALANCE_RUST_KUNIT_TEST; do
+	for o in INTEL_IRQ_REMAP_RUST_KUNIT_TEST ARM_GIC_V3_RUST_ITS_KUNIT_TEST IRQ_BALANCE_RUST_KUNIT_TEST; do
 		if grep -q "^CONFIG_$o=y" "$out/.config"; then cfg -m "$o"; fi
 	done
 	for o in $(sed -n 's/^config \(SAMPLE_RUST_[A-Z0-9_]*\)$/\1/p' "$tree/samples/rust/Kconfig"); do
@@ -52,20 +54,24 @@ if [ "$flavour" = test ]; then
 fi
 log=$out/build.log
 t=$SECONDS
-rm -f "$build/out/deb/"*_"$(case $arch in x86_64) echo amd64 ;; *) echo arm64 ;; esac)".deb \
-	"$build/out/deb/"irq-rs-tools_*_all.deb
+# DPKG_FLAGS=-d: dpkg-buildpackage does not check the build dependencies that mkdebian lists for
+# a gcc build on a Debian builder (debhelper-compat, which the kernel's own debian/rules does not
+# use, and libdw-dev, for gendwarfksyms, which no configuration here enables); the tools this
+# build uses are the ones make deps installs.
+rm -f "$pkgs"/*.deb "$pkgs"/*.changes "$pkgs"/*.buildinfo
 # shellcheck disable=SC2086
 if ! make -s -C "$tree" O="$out" ARCH=$arch $KMAKE_VARS olddefconfig >"$log" 2>&1 ||
-	! make -C "$tree" O="$out" ARCH=$arch $KMAKE_VARS -j"$JOBS" bindeb-pkg >>"$log" 2>&1; then
+	! make -C "$tree" O="$out" ARCH=$arch $KMAKE_VARS -j"$JOBS" DPKG_FLAGS=-d bindeb-pkg >>"$log" 2>&1; then
 	grep -m10 -E 'error|Error' "$log" | sed 's/^/    /' >&2 || true
 	echo "$me: make bindeb-pkg failed ($arch, $flavour): $log" >&2
 	exit 1
 fi
 echo "$me: $arch $flavour: bindeb-pkg in $((SECONDS - t)) s" >&2
 
-# The status tool, as a package of its own (architecture all): irq-rs-status in /usr/sbin.
-rel=$(cat "$out/include/config/kernel.release")
-tools=$build/out/deb/irq-rs-tools
+# The status tool, as a package of its own (architecture all): irq-rs-status in /usr/sbin, at the
+# kernel packages' version.
+version=$(dpkg-parsechangelog -l "$out/debian/changelog" -S Version)
+tools=$pkgs/irq-rs-tools
 rm -rf "$tools"
 mkdir -p "$tools/DEBIAN" "$tools/usr/sbin" "$tools/usr/share/doc/irq-rs-tools"
 install -m 755 "$top/scripts/irq-rs-status" "$tools/usr/sbin/irq-rs-status"
@@ -80,7 +86,7 @@ License: GPL-2.0
 EOC
 cat >"$tools/DEBIAN/control" <<EOC
 Package: irq-rs-tools
-Version: ${rel%%-*}-${rel#*-}
+Version: $version
 Architecture: all
 Maintainer: IRQ-RS Developers <irq-rs@localhost>
 Section: admin
@@ -91,6 +97,7 @@ Description: which Rust interrupt-delivery paths the running kernel uses
  MSIs, VT-d interrupt remapping and the interrupt balancer run in Rust or C,
  with the evidence (--json: the same as JSON).
 EOC
-dpkg-deb --root-owner-group -Zxz --build "$tools" "$build/out/deb/irq-rs-tools_${rel%%-*}-${rel#*-}_all.deb" >/dev/null
+dpkg-deb --root-owner-group -Zxz --build "$tools" "$pkgs/irq-rs-tools_${version}_all.deb" >/dev/null
 rm -rf "$tools"
-ls "$build/out/deb/"*.deb
+cp "$out/include/config/kernel.release" "$pkgs/kernel.release"
+ls "$pkgs"/*.deb

@@ -60,6 +60,15 @@ for a in $arches; do
 			-d DEBUG_INFO_BTF -d DEBUG_INFO_BTF_MODULES -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT \
 			-d DEBUG_INFO_DWARF4 -d DEBUG_INFO_DWARF5 -e DEBUG_INFO_NONE
 		log=$out/build.log
+		# The objects of the files the series changes are built again, so that their warnings are
+		# in this run's log even when nothing else changed since the last run (a crate's root
+		# object: the kernel crate's, rust/kernel.o, for its files).
+		while read -r f; do
+			case $f in
+			rust/kernel/*.rs) rm -f "$out/rust/kernel.o" ;;
+			*.c | *.rs) rm -f "$out/${f%.*}.o" ;;
+			esac
+		done <"$touched_list"
 		t=$SECONDS
 		# shellcheck disable=SC2086
 		if ! make -s -C "$tree" O="$out" ARCH=$a $KMAKE_VARS olddefconfig irq_rs.config >"$log" 2>&1; then

@@ -11,6 +11,7 @@ C's "FILE:LINE:COL: warning:" lines and rustc's "warning:" blocks, located by th
 "--> FILE:LINE:COL" line, are counted. The warnings go to stderr, indented; the count to stdout.
 Used by scripts/build-each.sh and scripts/distro-build.sh.
 """
+import os
 import re
 import sys
 
@@ -20,7 +21,8 @@ def main():
         print(__doc__.strip().split('\n\n')[1], file=sys.stderr)
         sys.exit(2)
     log, srctree, touched_list = sys.argv[1:]
-    prefix = srctree.rstrip('/') + '/'
+    # kbuild prints the source tree's real path (its Makefile resolves it).
+    prefixes = {srctree.rstrip('/') + '/', os.path.realpath(srctree) + '/'}
     touched = set(open(touched_list).read().split())
     lines = open(log, errors='replace').read().split('\n')
     n = 0
@@ -34,7 +36,10 @@ def main():
                     f = m.group(1)
                     break
         if f is not None:
-            f = f[len(prefix):] if f.startswith(prefix) else f
+            for prefix in prefixes:
+                if f.startswith(prefix):
+                    f = f[len(prefix):]
+                    break
             if f in touched:
                 n += 1
                 print('    ' + line, file=sys.stderr)

@@ -482,7 +482,10 @@ pub(crate) fn imbalance_permille(loads: &[u64]) -> u64 {
 }
 
 // Built in, or in the module of its own (irq_balance_policy_kunit.rs).
-#[cfg(any(CONFIG_IRQ_BALANCE_RUST_KUNIT_TEST = "y", all(MODULE, CONFIG_IRQ_BALANCE_RUST_KUNIT_TEST = "m")))]
+#[cfg(any(
+    CONFIG_IRQ_BALANCE_RUST_KUNIT_TEST = "y",
+    all(MODULE, CONFIG_IRQ_BALANCE_RUST_KUNIT_TEST = "m")
+))]
 #[kunit_tests(rust_irq_balance)]
 mod tests {
     use super::*;

@@ -22,12 +22,14 @@ me=deb-test
 arch=${1:-x86_64}
 [ "$arch" = x86_64 ] || { echo "usage: tests/deb/check.sh [x86_64]  (arm64 packages are built, not installed: dpkg would run their maintainer scripts under emulation)" >&2; exit 2; }
 deb_arch=amd64
-dir=$build/out/deb
-mapfile -t debs < <(ls "$dir"/linux-image-*-irq-rs_*_$deb_arch.deb "$dir"/irq-rs-tools_*_all.deb 2>/dev/null |
-	grep -v -- -dbg_)
-[ ${#debs[@]} -eq 2 ] || { echo "$me: no packages in $dir; run make deb ARCH=$arch first" >&2; exit 1; }
-image=${debs[0]}
-rel=$(dpkg-deb -f "$image" Package | sed 's/^linux-image-//')
+[ "$(id -u)" -eq 0 ] || { echo "$me: needs root: dpkg --root runs the packages' maintainer scripts in a chroot" >&2; exit 1; }
+dir=$build/out/deb/$arch-test
+[ -f "$dir/kernel.release" ] || { echo "$me: no packages in $dir; run make deb ARCH=$arch first" >&2; exit 1; }
+rel=$(cat "$dir/kernel.release")
+image=$(ls "$dir"/linux-image-"${rel}"_*_$deb_arch.deb 2>/dev/null | head -n 1)
+tools=$(ls "$dir"/irq-rs-tools_*_all.deb 2>/dev/null | head -n 1)
+[ -n "$image" ] && [ -n "$tools" ] || { echo "$me: $dir lacks linux-image-${rel} or irq-rs-tools; run make deb ARCH=$arch" >&2; exit 1; }
+debs=("$image" "$tools")
 echo "== $me: $(basename "$image") and $(basename "${debs[1]}") (release $rel)"
 fail() { echo "$me: FAIL: $*"; exit 1; }
 
@@ -53,7 +55,7 @@ trap 'rm -rf "$r"' EXIT
 mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates" "$r/boot"
 : >"$r/var/lib/dpkg/status"
 # The root carries the dependencies' files (copied by mkroot) but no dpkg database listing them.
-log=$build/out/deb/install-$arch.log
+log=$dir/install.log
 dpkg --root="$r" --force-depends -i "${debs[@]}" >"$log" 2>&1 || { cat "$log"; fail "dpkg -i failed"; }
 for f in "boot/vmlinuz-$rel" "boot/config-$rel" "boot/System.map-$rel" "lib/modules/$rel/modules.dep" \
 	usr/sbin/irq-rs-status; do
@@ -65,12 +67,12 @@ echo "   dpkg installed: $(grep -c '^Status: install ok installed' "$r/var/lib/d
 # 3. Booted on the kernel dpkg installed.
 cp "$top/tests/deb/init" "$r/init"
 chmod +x "$r/init"
-initrd=$build/out/deb/root-installed-$arch.cpio
+initrd=$dir/root-installed.cpio
 (cd "$r" && find . | sort | cpio -o -H newc --quiet -R 0:0) >"$initrd"
 kdir=$build/out/$arch-deb
 mkdir -p "$kdir"
 cp "$r/boot/vmlinuz-$rel" "$kdir/vmlinuz"
-console=$build/out/deb/boot-$arch.log
+console=$dir/boot.log
 start=$(date +%s)
 BUILD=$build MACHINE=$arch INITRD=$initrd KERNEL=vmlinuz \
 	APPEND="kunit.enable=1" \

@@ -276,7 +276,7 @@ struct UnitHandle {
 /// `iommu` is a live unit with queued invalidation enabled (or enabled before the first
 /// interrupt is allocated), `table` its remapping table, and both are freed only after
 /// [`rust_intel_ir_domain_remove`] succeeded; `fwnode` is valid until then, and no other domain
-/// uses it; `ops` is an immutable `msi_parent_ops` of the DMAR bus; `cx16` says whether the
+/// uses it; [`rust_intel_ir_domain_remove`] is called only as its safety section says; `ops` is an immutable `msi_parent_ops` of the DMAR bus; `cx16` says whether the
 /// CPUs have `cmpxchg16b`; `domain` is valid for a write.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rust_intel_ir_domain_create(
@@ -322,7 +322,9 @@ pub(crate) unsafe extern "C" fn rust_intel_ir_domain_create(
         let slot = KBox::<UnitHandle>::new_uninit(GFP_KERNEL)?;
         // SAFETY: `ops` is immutable C data (the caller guarantees it).
         let ops = unsafe { MsiParentOps::from_raw(ops) };
-        // SAFETY: `fwnode` outlives the domain and serves no other (the caller guarantees it).
+        // SAFETY: `fwnode` outlives the domain and serves no other, and the domain is dropped
+        // only by `rust_intel_ir_domain_remove()`, when no device of the unit is left to create
+        // a child domain on it (the caller guarantees both).
         let d = unsafe {
             Domain::new_msi_parent_on(
                 fwnode,
@@ -361,7 +363,9 @@ pub(crate) unsafe extern "C" fn rust_intel_ir_domain_create(
 ///
 /// # Safety
 ///
-/// `unit` was returned by [`rust_intel_ir_domain_create`] and not removed yet.
+/// `unit` was returned by [`rust_intel_ir_domain_create`] and not removed yet; no device of the
+/// unit is left (`dmar_ir_hotplug()` removes a unit after its devices), so that nothing creates a
+/// child domain on its domain from this call on.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn rust_intel_ir_domain_remove(unit: *mut c_void) -> c_int {
     // SAFETY: As the caller guarantees: the box `rust_intel_ir_domain_create` leaked, which C

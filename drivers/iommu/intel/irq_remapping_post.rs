@@ -43,17 +43,26 @@ mod irq_remapping_irte;
 // part of them.
 #[cfg(CONFIG_INTEL_IRQ_REMAP_RUST)]
 mod irq_remapping_domain;
-#[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "y"))]
+#[cfg(any(
+    CONFIG_INTEL_IRQ_REMAP_RUST,
+    CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "y"
+))]
 #[cfg_attr(not(CONFIG_INTEL_IRQ_REMAP_RUST), allow(dead_code))]
 mod irq_remapping_entry;
 #[cfg(CONFIG_INTEL_IRQ_REMAP_RUST)]
 mod irq_remapping_hw;
-#[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "y"))]
+#[cfg(any(
+    CONFIG_INTEL_IRQ_REMAP_RUST,
+    CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "y"
+))]
 #[cfg_attr(not(CONFIG_INTEL_IRQ_REMAP_RUST), allow(dead_code))]
 mod irq_remapping_table;
 
 /// The prefix of the messages of this crate's modules, as C's `pr_fmt` in `irq_remapping.c`.
-#[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "y"))]
+#[cfg(any(
+    CONFIG_INTEL_IRQ_REMAP_RUST,
+    CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "y"
+))]
 const __LOG_PREFIX: &[u8] = b"DMAR-IR\0";
 
 use irq_remapping_irte::IntelIrData;

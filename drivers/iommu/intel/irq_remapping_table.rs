@@ -246,7 +246,10 @@ pub(crate) fn iec_flush(block: IrteBlock) -> u64 {
 }
 
 // Built in, or in the module of its own (irq_remapping_rust_kunit.rs).
-#[cfg(any(CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "y", all(MODULE, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "m")))]
+#[cfg(any(
+    CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "y",
+    all(MODULE, CONFIG_INTEL_IRQ_REMAP_RUST_KUNIT_TEST = "m")
+))]
 #[kunit_tests(rust_vtd_irte_table)]
 mod tests {
     use super::*;

@@ -1352,7 +1352,9 @@ impl<T: DomainOps> Domain<'static, T> {
     /// # Safety
     ///
     /// `fwnode` is a valid firmware node that outlives the domain (and may be freed after an
-    /// error); no other domain of `ops`' bus is created on it.
+    /// error); no other domain of `ops`' bus is created on it. The domain is dropped only when
+    /// nothing can find it any more (by `fwnode` or `ops`' bus token) to create a child domain
+    /// on it: dropping refuses while a child is left, but cannot see one created meanwhile.
     #[cfg(CONFIG_GENERIC_MSI_IRQ)]
     pub unsafe fn new_msi_parent_on(
         fwnode: *mut bindings::fwnode_handle,
@@ -1827,7 +1829,10 @@ unsafe fn dispose_all(domain: *mut bindings::irq_domain) -> Result {
     #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
     // SAFETY: `domain` is live (the function's safety requirements).
     if unsafe { bindings::irq_domain_has_children(domain) } {
-        // A Rust child borrows its parent: this is a C child, or a leaked Rust one.
+        // A Rust child borrows its parent: this is a C child, or a leaked Rust one. A C child
+        // created after this check is not seen: C finds no domain of `new_linear()`,
+        // `new_tree()` or `new_hierarchy()` (their fwnodes are their own), and the callers of
+        // `new_msi_parent_on()` promise that nothing looks theirs up once it may be dropped.
         return Err(EBUSY);
     }
     let mut virqs = KVec::new();

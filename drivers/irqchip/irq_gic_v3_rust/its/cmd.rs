@@ -462,7 +462,10 @@ impl CmdQueue {
 }
 
 // Built in, or in the module of its own (irq_gic_v3_rust_its_kunit.rs).
-#[cfg(any(CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "y", all(MODULE, CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "m")))]
+#[cfg(any(
+    CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "y",
+    all(MODULE, CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "m")
+))]
 #[kunit_tests(rust_gicv3_its_cmd)]
 mod tests {
     use super::*;

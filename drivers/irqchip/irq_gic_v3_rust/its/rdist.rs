@@ -142,7 +142,10 @@ pub(crate) fn settle_pendbaser(val: u64, back: u64) -> Settled {
 }
 
 // Built in, or in the module of its own (irq_gic_v3_rust_its_kunit.rs).
-#[cfg(any(CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "y", all(MODULE, CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "m")))]
+#[cfg(any(
+    CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "y",
+    all(MODULE, CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "m")
+))]
 #[kunit_tests(rust_gicv3_its_rdist)]
 mod tests {
     use super::*;
