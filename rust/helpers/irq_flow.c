@@ -134,6 +134,8 @@ __rust_helper void rust_helper_irq_flow_check_resend(struct irq_desc *desc)
 	check_irq_resend(desc, false);
 }
 
+/* Not in modules, which cannot reach the irq_handler_entry/exit tracepoints. */
+#ifndef MODULE
 /*
  * The action loop of handle_percpu_devid_irq(): runs the action of this CPU, if any, with its
  * per-CPU device id. Returns false if no action is for this CPU.
@@ -157,6 +159,7 @@ __rust_helper bool rust_helper_irq_flow_percpu_devid_action(struct irq_desc *des
 	trace_irq_handler_exit(irq, action, res);
 	return true;
 }
+#endif
 
 /* The spurious branch of handle_percpu_devid_irq(). */
 __rust_helper void rust_helper_irq_flow_percpu_spurious(struct irq_desc *desc)

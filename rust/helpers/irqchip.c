@@ -224,12 +224,15 @@ __rust_helper bool rust_helper_x86_apic_dest_mode_logical(void)
 	return apic->dest_mode_logical;
 }
 
+/* Not in modules, which cannot reach apic_eoi()'s static call. */
+#ifndef MODULE
 /* apic_ack_irq(), inline in the Rust chips' ack. */
 __rust_helper void rust_helper_x86_apic_ack_irq(struct irq_data *irqd)
 {
 	irq_move_irq(irqd);
 	apic_eoi();
 }
+#endif
 
 __rust_helper bool rust_helper_x86_irqd_is_vector_domain_level(struct irq_data *irqd)
 {

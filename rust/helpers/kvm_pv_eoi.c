@@ -8,10 +8,13 @@
 #include <asm/hypervisor.h>
 #include <linux/kvm_para.h>
 
+/* Not in modules, which cannot reach apic_native_eoi()'s static call. */
+#ifndef MODULE
 __rust_helper notrace void rust_helper_apic_native_eoi(void)
 {
 	apic_native_eoi();
 }
+#endif
 #endif
 
 #if defined(CONFIG_KVM_GUEST) && defined(CONFIG_X86_APIC_EOI_RUST_KUNIT_TEST)

@@ -18,10 +18,13 @@ __rust_helper struct pi_desc *rust_helper_posted_msi_pi_desc_of_cpu(unsigned int
 	return per_cpu_ptr(&posted_msi_pi_desc, cpu);
 }
 
+/* Not in modules, which cannot reach __apic_send_IPI()'s static call. */
+#ifndef MODULE
 __rust_helper void rust_helper_posted_msi_send_notification(unsigned int cpu)
 {
 	__apic_send_IPI(cpu, POSTED_MSI_NOTIFICATION_VECTOR);
 }
+#endif
 
 __rust_helper unsigned int rust_helper_posted_msi_notification_count(unsigned int cpu)
 {
@@ -35,10 +38,13 @@ __rust_helper bool rust_helper_x86_posted_msi_use_rust(void)
 }
 #endif
 
+/* Not in modules, which cannot reach apic_eoi()'s static call. */
+#ifndef MODULE
 __rust_helper void rust_helper_apic_eoi(void)
 {
 	apic_eoi();
 }
+#endif
 
 __rust_helper bool rust_helper_posted_msi_enabled(void)
 {
