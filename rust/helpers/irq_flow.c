@@ -134,8 +134,11 @@ __rust_helper void rust_helper_irq_flow_check_resend(struct irq_desc *desc)
 	check_irq_resend(desc, false);
 }
 
-/* Not in modules, which cannot reach the irq_handler_entry/exit tracepoints. */
-#ifndef MODULE
+/*
+ * Not in modules, which cannot reach the irq_handler_entry/exit tracepoints. Bindgen, which always
+ * defines MODULE, still declares it for the kernel crate.
+ */
+#if !defined(MODULE) || defined(__BINDGEN__)
 /*
  * The action loop of handle_percpu_devid_irq(): runs the action of this CPU, if any, with its
  * per-CPU device id. Returns false if no action is for this CPU.

@@ -224,8 +224,11 @@ __rust_helper bool rust_helper_x86_apic_dest_mode_logical(void)
 	return apic->dest_mode_logical;
 }
 
-/* Not in modules, which cannot reach apic_eoi()'s static call. */
-#ifndef MODULE
+/*
+ * Not in modules, which cannot reach apic_eoi()'s static call. Bindgen, which always defines
+ * MODULE, still declares it for the kernel crate.
+ */
+#if !defined(MODULE) || defined(__BINDGEN__)
 /* apic_ack_irq(), inline in the Rust chips' ack. */
 __rust_helper void rust_helper_x86_apic_ack_irq(struct irq_data *irqd)
 {

@@ -8,8 +8,11 @@
 #include <asm/hypervisor.h>
 #include <linux/kvm_para.h>
 
-/* Not in modules, which cannot reach apic_native_eoi()'s static call. */
-#ifndef MODULE
+/*
+ * Not in modules, which cannot reach apic_native_eoi()'s static call. Bindgen, which always
+ * defines MODULE, still declares it for the kernel crate.
+ */
+#if !defined(MODULE) || defined(__BINDGEN__)
 __rust_helper notrace void rust_helper_apic_native_eoi(void)
 {
 	apic_native_eoi();

@@ -18,8 +18,11 @@ __rust_helper struct pi_desc *rust_helper_posted_msi_pi_desc_of_cpu(unsigned int
 	return per_cpu_ptr(&posted_msi_pi_desc, cpu);
 }
 
-/* Not in modules, which cannot reach __apic_send_IPI()'s static call. */
-#ifndef MODULE
+/*
+ * Not in modules, which cannot reach __apic_send_IPI()'s static call. Bindgen, which always
+ * defines MODULE, still declares it for the kernel crate.
+ */
+#if !defined(MODULE) || defined(__BINDGEN__)
 __rust_helper void rust_helper_posted_msi_send_notification(unsigned int cpu)
 {
 	__apic_send_IPI(cpu, POSTED_MSI_NOTIFICATION_VECTOR);
@@ -38,8 +41,11 @@ __rust_helper bool rust_helper_x86_posted_msi_use_rust(void)
 }
 #endif
 
-/* Not in modules, which cannot reach apic_eoi()'s static call. */
-#ifndef MODULE
+/*
+ * Not in modules, which cannot reach apic_eoi()'s static call. Bindgen, which always defines
+ * MODULE, still declares it for the kernel crate.
+ */
+#if !defined(MODULE) || defined(__BINDGEN__)
 __rust_helper void rust_helper_apic_eoi(void)
 {
 	apic_eoi();
