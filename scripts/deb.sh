@@ -55,9 +55,9 @@ fi
 log=$out/build.log
 t=$SECONDS
 # DPKG_FLAGS=-d: dpkg-buildpackage does not check the build dependencies that mkdebian lists for
-# a gcc build on a Debian builder (debhelper-compat, which the kernel's own debian/rules does not
-# use, and libdw-dev, for gendwarfksyms, which no configuration here enables); the tools this
-# build uses are the ones make deps installs.
+# a gcc build on a Debian builder: libdw-dev is for gendwarfksyms, which no configuration here
+# enables, and the rest are what make deps installs (debhelper included: debian/rules runs
+# dh_listpackages).
 rm -f "$pkgs"/*.deb "$pkgs"/*.changes "$pkgs"/*.buildinfo
 # shellcheck disable=SC2086
 if ! make -s -C "$tree" O="$out" ARCH=$arch $KMAKE_VARS olddefconfig >"$log" 2>&1 ||

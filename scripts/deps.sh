@@ -3,7 +3,8 @@
 #
 # - Debian 12 packages: the Rust 1.96 "-web" toolchain, clang/LLVM 22 (bookworm-security; the
 #   same LLVM as rustc-web 1.96, so Rust can inline the C helpers), the kernel build tools,
-#   busybox-static for the initramfs, ccache for the C side.
+#   busybox-static for the initramfs, ccache for the C side, dpkg-dev and debhelper for the
+#   kernel's bindeb-pkg (make deb; its debian/rules runs dh_listpackages).
 # - QEMU 10 from bookworm-backports, installed through a project-local apt state so that the
 #   host's apt sources are not changed.
 # - bindgen-cli 0.72.1 with `cargo install --locked` into tools/ (project-local).
@@ -17,7 +18,8 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs=(rustc-web rust-web-src rustfmt-web rust-web-clippy
       clang-22 lld-22 llvm-22 libclang-22-dev ccache
       make flex bison bc libelf-dev libssl-dev cpio busybox-static
-      python3 python3-ply python3-git git xz-utils zstd rsync kmod dwarves)
+      python3 python3-ply python3-git git xz-utils zstd rsync kmod dwarves
+      dpkg-dev debhelper)
 
 missing=()
 for p in "${pkgs[@]}"; do
