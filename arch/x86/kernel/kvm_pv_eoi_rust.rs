@@ -14,6 +14,8 @@
 
 mod kvm_pv_eoi_word;
 
+// `#[kunit_tests]`, for the suite below.
+#[cfg(CONFIG_X86_APIC_EOI_RUST_KUNIT_TEST)]
 use kernel::prelude::*;
 use kvm_pv_eoi_word::PvEoiWord;
 
