@@ -1183,10 +1183,10 @@ impl DomainState {
 /// - `self.domain` is a live `irq_domain` created by `irq_domain_instantiate()` whose
 ///   `host_data` points to `*self.data` (a `HostData<T>`) and whose ops are `DomainVtable::<T>`.
 /// - `self.fwnode` is the domain's fwnode: if `self.owns_fwnode`, its named fwnode, owned by
-///   `self`; otherwise the firmware node it borrows, which outlives it: for a domain created by
-///   [`Domain::new_root`] or [`Domain::new_msi_parent`], never removed (only a `&'static`
-///   reference to it exists, so it is never dropped), one its owner never frees; for
-///   [`Domain::new_msi_parent_on`], one its owner frees only after the domain is removed.
+///   `self`; otherwise the firmware node it borrows, which outlives it: for a domain of which
+///   only a `&'static` reference exists (it is never dropped, so never removed), one its owner
+///   never frees; for one its creator owns, one its owner frees only after the domain is
+///   removed.
 /// - `self.hwirq_max` is the domain's `hwirq_max`.
 /// - `self.owner` references the module of `T`'s code (`T::OwnerModule`), which the domain's
 ///   operations and chips are.
@@ -1333,52 +1333,6 @@ impl<T: DomainOps> Domain<'static, T> {
         )?;
         // Never removed, as a root domain: the box is leaked, its `Drop` never runs.
         Ok(KBox::leak(KBox::write(slot, domain)))
-    }
-
-    /// Creates the MSI parent domain of a C parent, e.g. an x86 interrupt remapping unit's
-    /// below [`ForeignDomain::x86_vector`] (`msi_create_parent_irq_domain()`): a domain found
-    /// by `ops`' bus token, whose children (per-device PCI/MSI domains) take their names'
-    /// prefix, flags and `msi_prepare` from `ops` and the parent's MSI parent operations
-    /// (`msi_parent_init_dev_msi_info()`), a radix tree of hwirqs up to `hwirq_max`. `T` must
-    /// implement [`DomainOps::alloc_info`] and [`DomainOps::select`], and not
-    /// [`DomainOps::msi_prepare`] (its children prepare at the C parent's level).
-    ///
-    /// `domain_flags` as for [`Domain::new_msi_parent`]. Unlike that one, the domain can be
-    /// removed: dropping the returned [`Domain`] removes it, once no interrupt of it is left.
-    ///
-    /// Process context (early boot included). Returns `EINVAL` for a `hwirq_max` of 0, another
-    /// flag or a `T` that does not fit, `ENOMEM`, or the error of `irq_domain_instantiate()`.
-    ///
-    /// # Safety
-    ///
-    /// `fwnode` is a valid firmware node that outlives the domain (and may be freed after an
-    /// error); no other domain of `ops`' bus is created on it. The domain is dropped only when
-    /// nothing can find it any more (by `fwnode` or `ops`' bus token) to create a child domain
-    /// on it: dropping refuses while a child is left, but cannot see one created meanwhile.
-    #[cfg(CONFIG_GENERIC_MSI_IRQ)]
-    pub unsafe fn new_msi_parent_on(
-        fwnode: *mut bindings::fwnode_handle,
-        parent: &'static ForeignDomain,
-        hwirq_max: usize,
-        ops: &'static MsiParentOps,
-        domain_flags: u32,
-        data: impl PinInit<T, Error>,
-    ) -> Result<Self> {
-        if hwirq_max == 0 || !T::HAS_ALLOC_INFO || !T::HAS_SELECT || T::HAS_MSI_PREPARE {
-            return Err(EINVAL);
-        }
-        let known =
-            bindings::IRQ_DOMAIN_FLAG_ISOLATED_MSI | bindings::IRQ_DOMAIN_FLAG_MSI_IMMUTABLE;
-        if domain_flags & !known != 0 {
-            return Err(EINVAL);
-        }
-        Self::instantiate(
-            Fwnode::MsiParent(fwnode, ops),
-            0,
-            hwirq_max,
-            Some((parent.as_raw(), domain_flags | FLAG_PARENT_TAKES_MSI_INFO)),
-            data,
-        )
     }
 
     /// Allocates `nr` consecutive interrupts for the specifier `params` that are never freed

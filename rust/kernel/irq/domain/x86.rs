@@ -3,7 +3,8 @@
 //! What an x86 interrupt domain below the vector domain reads and calls: the allocation
 //! argument's source (`struct irq_alloc_info`: an IO-APIC pin, an HPET, a PCI device's MSI and
 //! its DMA aliases), the vector and destination the vector domain assigned (`struct irq_cfg`),
-//! and the vector domain's side of an affinity change.
+//! the vector domain's side of an affinity change, and the MSI parent domain that an interrupt
+//! remapping unit creates below the vector domain ([`Domain::new_msi_parent_on`]).
 //!
 //! C sources: [`arch/x86/include/asm/hw_irq.h`](srctree/arch/x86/include/asm/hw_irq.h),
 //! [`arch/x86/kernel/apic/vector.c`](srctree/arch/x86/kernel/apic/vector.c).
@@ -20,6 +21,54 @@ use crate::{
         SetVcpuAffinityCtx, //
     },
 };
+
+/// The MSI parent domain of an interrupt remapping unit, below the vector domain.
+impl<T: DomainOps> Domain<'static, T> {
+    /// Creates the MSI parent domain of a C parent, e.g. an x86 interrupt remapping unit's
+    /// below [`ForeignDomain::x86_vector`] (`msi_create_parent_irq_domain()`): a domain found
+    /// by `ops`' bus token, whose children (per-device PCI/MSI domains) take their names'
+    /// prefix, flags and `msi_prepare` from `ops` and the parent's MSI parent operations
+    /// (`msi_parent_init_dev_msi_info()`), a radix tree of hwirqs up to `hwirq_max`. `T` must
+    /// implement [`DomainOps::alloc_info`] and [`DomainOps::select`], and not
+    /// [`DomainOps::msi_prepare`] (its children prepare at the C parent's level).
+    ///
+    /// `domain_flags` as for [`Domain::new_msi_parent`]. Unlike that one, the domain can be
+    /// removed: dropping the returned [`Domain`] removes it, once no interrupt of it is left.
+    ///
+    /// Process context (early boot included). Returns `EINVAL` for a `hwirq_max` of 0, another
+    /// flag or a `T` that does not fit, `ENOMEM`, or the error of `irq_domain_instantiate()`.
+    ///
+    /// # Safety
+    ///
+    /// `fwnode` is a valid firmware node that outlives the domain (and may be freed after an
+    /// error); no other domain of `ops`' bus is created on it. The domain is dropped only when
+    /// nothing can find it any more (by `fwnode` or `ops`' bus token) to create a child domain
+    /// on it: dropping refuses while a child is left, but cannot see one created meanwhile.
+    pub unsafe fn new_msi_parent_on(
+        fwnode: *mut bindings::fwnode_handle,
+        parent: &'static ForeignDomain,
+        hwirq_max: usize,
+        ops: &'static MsiParentOps,
+        domain_flags: u32,
+        data: impl PinInit<T, Error>,
+    ) -> Result<Self> {
+        if hwirq_max == 0 || !T::HAS_ALLOC_INFO || !T::HAS_SELECT || T::HAS_MSI_PREPARE {
+            return Err(EINVAL);
+        }
+        let known =
+            bindings::IRQ_DOMAIN_FLAG_ISOLATED_MSI | bindings::IRQ_DOMAIN_FLAG_MSI_IMMUTABLE;
+        if domain_flags & !known != 0 {
+            return Err(EINVAL);
+        }
+        Self::instantiate(
+            Fwnode::MsiParent(fwnode, ops),
+            0,
+            hwirq_max,
+            Some((parent.as_raw(), domain_flags | FLAG_PARENT_TAKES_MSI_INFO)),
+            data,
+        )
+    }
+}
 
 /// What an x86 allocation argument allocates for (`irq_alloc_info::type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
