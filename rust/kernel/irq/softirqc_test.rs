@@ -39,6 +39,19 @@ mod tests {
     const OP_ACK: u32 = 3;
     const OP_EOI: u32 = 4;
     const OP_SET_TYPE: u32 = 5;
+    const OP_STARTUP: u32 = 6;
+    const OP_SHUTDOWN: u32 = 7;
+    const OP_ENABLE: u32 = 8;
+    const OP_DISABLE: u32 = 9;
+    const OP_MASK_ACK: u32 = 10;
+    const OP_WAKE_ON: u32 = 11;
+    const OP_WAKE_OFF: u32 = 12;
+    const OP_IPI_SINGLE: u32 = 13;
+    const OP_IPI_MASK: u32 = 14;
+    /// Domain events, `controller id * 16 + op` as the chip's.
+    const OP_ACTIVATE: u32 = 15;
+    const DOM_DEACTIVATE: u32 = 200;
+    const DOM_UNMAP: u32 = 201;
     const HARD: u32 = 100;
     const THREAD: u32 = 101;
 
@@ -405,6 +418,180 @@ mod tests {
         let (hits, log) = inject_counted(25, 1)?;
         assert_eq!(hits, 1);
         assert_eq!(&log[..], &[HARD]);
+        Ok(())
+    }
+
+    /// A chip with the life-cycle callbacks that [`SoftChip`] leaves to genirq's defaults:
+    /// `startup`/`shutdown` instead of `enable`/`disable` at request and free, `enable`/`disable`
+    /// for `enable_irq()`/`disable_irq()`, `mask_ack` for the level flow, `set_wake`, and the IPI
+    /// senders.
+    struct CycleChip;
+
+    #[vtable]
+    impl Chip for CycleChip {
+        type Data = CycleIrqc;
+        const NAME: &'static CStr = c"soft-irqc-cycle";
+
+        fn startup(c: &CycleIrqc, d: &IrqData) -> u32 {
+            c.0.masked[d.hwirq()].store(0, Relaxed);
+            record(c.0.ev(OP_STARTUP));
+            0
+        }
+
+        fn shutdown(c: &CycleIrqc, d: &IrqData) {
+            c.0.masked[d.hwirq()].store(1, Relaxed);
+            record(c.0.ev(OP_SHUTDOWN));
+        }
+
+        fn enable(c: &CycleIrqc, d: &IrqData) {
+            c.0.masked[d.hwirq()].store(0, Relaxed);
+            record(c.0.ev(OP_ENABLE));
+        }
+
+        fn disable(c: &CycleIrqc, d: &IrqData) {
+            c.0.masked[d.hwirq()].store(1, Relaxed);
+            record(c.0.ev(OP_DISABLE));
+        }
+
+        fn mask(c: &CycleIrqc, d: &IrqData) {
+            c.0.masked[d.hwirq()].store(1, Relaxed);
+            record(c.0.ev(OP_MASK));
+        }
+
+        fn unmask(c: &CycleIrqc, d: &IrqData) {
+            c.0.masked[d.hwirq()].store(0, Relaxed);
+            record(c.0.ev(OP_UNMASK));
+        }
+
+        fn mask_ack(c: &CycleIrqc, d: &IrqData) {
+            c.0.masked[d.hwirq()].store(1, Relaxed);
+            c.0.pending[d.hwirq()].store(0, Relaxed);
+            record(c.0.ev(OP_MASK_ACK));
+        }
+
+        fn set_wake(c: &CycleIrqc, _d: &IrqData, on: bool) -> Result {
+            record(c.0.ev(if on { OP_WAKE_ON } else { OP_WAKE_OFF }));
+            Ok(())
+        }
+
+        fn ipi_send_single(c: &CycleIrqc, _d: &IrqData, cpu: crate::cpu::CpuId) {
+            c.1.store(cpu.as_u32(), Relaxed);
+            record(c.0.ev(OP_IPI_SINGLE));
+        }
+
+        fn ipi_send_mask(c: &CycleIrqc, _d: &IrqData, mask: &crate::cpumask::Cpumask) {
+            c.1.store(mask.weight(), Relaxed);
+            record(c.0.ev(OP_IPI_MASK));
+        }
+    }
+
+    /// The software controller with [`CycleChip`] and the level flow on every line, and what the
+    /// last IPI sender was given: its CPU, or its mask's weight.
+    struct CycleIrqc(SoftIrqc, Atomic<u32>);
+
+    impl AsRef<SoftIrqc> for CycleIrqc {
+        fn as_ref(&self) -> &SoftIrqc {
+            &self.0
+        }
+    }
+
+    #[vtable]
+    impl DomainOps for CycleIrqc {
+        fn map(&self, mapper: &Mapper<'_, Self>, hwirq: usize) -> Result {
+            if hwirq >= NR_LINES {
+                return Err(EINVAL);
+            }
+            mapper.set_chip_and_handler::<CycleChip>(FlowHandler::Level)
+        }
+
+        fn unmap(&self, _virq: u32) {
+            record(DOM_UNMAP);
+        }
+
+        fn activate(&self, _irqd: &IrqData, _reserve: bool) -> Result {
+            record(self.0.ev(OP_ACTIVATE));
+            Ok(())
+        }
+
+        fn deactivate(&self, _irqd: &IrqData) {
+            record(DOM_DEACTIVATE);
+        }
+    }
+
+    /// genirq reaches each life-cycle callback of a Rust chip and domain through its trampoline,
+    /// in place of its default: the domain's `activate` and the chip's `startup` at request, `mask_ack` in the level flow, `disable` and `enable`
+    /// for `disable_irq()`/`enable_irq()`, `set_wake`, the IPI senders where genirq has IPIs
+    /// (`GENERIC_IRQ_IPI`), `shutdown` and the domain's `deactivate` at free, and its `unmap`
+    /// when the mapping goes.
+    #[test]
+    fn life_cycle_callbacks() -> Result {
+        let domain = Domain::new_linear(
+            c"rust-soft-irqc-cycle",
+            NR_LINES as u32,
+            Ok::<_, Error>(CycleIrqc(SoftIrqc::new(1), Atomic::new(u32::MAX))),
+        )?;
+        let m = domain.create_mapping(3)?;
+        reset_log();
+        // SAFETY: The registration is dropped at the end of this function, never leaked.
+        let reg = KBox::pin_init(
+            unsafe {
+                Registration::new(
+                    m.request(),
+                    Flags::NO_THREAD,
+                    c"rust-soft-cycle",
+                    Ok::<_, Error>(Counter::new()),
+                )
+            },
+            GFP_KERNEL,
+        )?;
+        assert_eq!(&log()[..], &[16 + OP_ACTIVATE, 16 + OP_STARTUP]);
+
+        reset_log();
+        raise(&domain, 3)?;
+        assert_eq!(reg.handler().hits.load(Relaxed), 1);
+        assert_eq!(&log()[..], &[16 + OP_MASK_ACK, HARD, 16 + OP_UNMASK]);
+
+        reset_log();
+        m.disable();
+        // Disabled by the chip, not lazily: a raise now stays pending at the controller.
+        raise(&domain, 3)?;
+        assert_eq!(reg.handler().hits.load(Relaxed), 1);
+        m.enable();
+        assert_eq!(&log()[..], &[16 + OP_DISABLE, 16 + OP_ENABLE]);
+        flush(&domain)?;
+        assert_eq!(reg.handler().hits.load(Relaxed), 2);
+
+        reset_log();
+        // SAFETY: `m.irq()` is a mapped interrupt with an action; no other requirement.
+        to_result(unsafe { bindings::irq_set_irq_wake(m.irq(), 1) })?;
+        // SAFETY: As above; this balances the call above.
+        to_result(unsafe { bindings::irq_set_irq_wake(m.irq(), 0) })?;
+        assert_eq!(&log()[..], &[16 + OP_WAKE_ON, 16 + OP_WAKE_OFF]);
+
+        #[cfg(CONFIG_GENERIC_IRQ_IPI)]
+        {
+            reset_log();
+            let desc = m.desc().as_raw();
+            // SAFETY: `desc` is the descriptor of a mapped interrupt with a Rust chip that has
+            // the IPI senders; CPU 0 is in its affinity mask (the default, every CPU).
+            to_result(unsafe { bindings::__ipi_send_single(desc, 0) })?;
+            assert_eq!(domain.data().1.load(Relaxed), 0);
+            // SAFETY: `__cpu_online_mask` is valid for the kernel's lifetime.
+            let online = unsafe {
+                crate::cpumask::Cpumask::from_raw(&raw const bindings::__cpu_online_mask)
+            };
+            // SAFETY: As above, for the online CPUs, a subset of the affinity mask.
+            to_result(unsafe { bindings::__ipi_send_mask(desc, online.as_raw()) })?;
+            assert_eq!(domain.data().1.load(Relaxed), online.weight());
+            assert_eq!(&log()[..], &[16 + OP_IPI_SINGLE, 16 + OP_IPI_MASK]);
+        }
+
+        reset_log();
+        drop(reg);
+        assert_eq!(&log()[..], &[16 + OP_SHUTDOWN, DOM_DEACTIVATE]);
+        reset_log();
+        drop(m);
+        assert_eq!(&log()[..], &[DOM_UNMAP]);
         Ok(())
     }
 
