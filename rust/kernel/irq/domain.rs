@@ -6,14 +6,12 @@
 //! C header: [`include/linux/irqdomain.h`](srctree/include/linux/irqdomain.h)
 
 use core::{
-    cell::Cell,
     marker::PhantomData,
     mem::ManuallyDrop,
     ptr::NonNull, //
 };
 
 use crate::{
-    bitmap::BitmapVec,
     error::{
         from_err_ptr,
         from_result,
@@ -187,8 +185,10 @@ pub trait DomainOps: Sized + Send + Sync + 'static {
     /// [`Allocator::set_info`].
     ///
     /// On an error, the parent levels it allocated and the per-interrupt data it installed are
-    /// released for it (genirq leaves that to the failing level). A top-level chip that lacks a
-    /// callback the flow calls fails the allocation with `EINVAL` once `alloc` returned.
+    /// released for it (genirq leaves that to the failing level). In a domain with a parent,
+    /// each interrupt's parent level must be allocated, once, when `alloc` returns success; a
+    /// top-level chip must have the callbacks its flow calls. Otherwise the allocation is undone
+    /// and fails with `EINVAL`.
     ///
     /// Rust hierarchical domains take `struct irq_fwspec` allocation arguments only, as
     /// `irq_create_fwspec_mapping()` and Rust child domains pass.
@@ -246,6 +246,10 @@ pub trait DomainOps: Sized + Send + Sync + 'static {
     /// parent's; and releases per-interrupt data); an
     /// implementation undoes what its `alloc` did, then calls [`Allocator::free_common`] or
     /// [`Allocator::free_parent`].
+    ///
+    /// Parent levels it leaves allocated are freed when it returns: a parent keeps state that
+    /// refers to the interrupt's descriptor (the x86 vector domain's per-CPU vector table) until
+    /// its level is freed, and genirq frees the descriptor next.
     fn free(&self, _alloc: &Allocator<'_, Self>, _virq: u32, _nr: u32) {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
@@ -265,6 +269,12 @@ pub trait DomainOps: Sized + Send + Sync + 'static {
     /// remapping unit claims the IO-APICs and HPETs in its device scope this way. Without it, a
     /// domain is found by its firmware node and bus token (an MSI parent: by its children's
     /// bus, `msi_lib_irq_domain_select()`).
+    ///
+    /// C asks every domain with `select` on each lookup, for any node (`irq_find_host()`,
+    /// `irq_create_fwspec_mapping()`): a domain that answers could get C's mappings and child
+    /// domains, and specifiers where it allocates with `msi_alloc_info_t`. Only the `unsafe`
+    /// constructors, whose callers answer for what C finds, take a `T` with it; the others,
+    /// which create a named fwnode of their own, refuse it with `EINVAL`.
     ///
     /// Process context, the domain list's mutex held: must not sleep on genirq's locks.
     fn select(&self, _fwspec: &FwSpec, _bus_token: bindings::irq_domain_bus_token) -> bool {
@@ -352,10 +362,6 @@ pub struct Allocator<'a, T: DomainOps> {
     domain: *mut bindings::irq_domain,
     virq: u32,
     nr: u32,
-    /// The interrupts whose parent levels this `alloc` allocated and did not free, bit `i` for
-    /// `virq + i`: freed again if the `alloc` fails, as genirq leaves that to the failing level.
-    /// Allocated by the first [`Allocator::alloc_parent`] before the parent is called.
-    parent_allocated: Cell<Option<BitmapVec>>,
     _p: PhantomData<&'a T>,
 }
 
@@ -446,7 +452,6 @@ impl<T: DomainOps> Allocator<'_, T> {
             domain,
             virq,
             nr,
-            parent_allocated: Cell::new(None),
             _p: PhantomData,
         }
     }
@@ -620,7 +625,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         }
         // SAFETY: A non-null parent outlives its children (see `Domain`).
         let mut spec = FwSpec::new(unsafe { (*parent).fwnode }, params)?;
-        self.track_parent()?;
+        self.reserve_parents(virq, nr)?;
         // SAFETY: `self.domain` is live, `virq..virq + nr` are being allocated in it (checked
         // above), and `spec` is the `irq_fwspec` argument the parent, a Rust domain with `alloc`
         // (checked by the flag above), expects.
@@ -632,33 +637,93 @@ impl<T: DomainOps> Allocator<'_, T> {
                 core::ptr::from_mut(&mut spec.0).cast(),
             )
         })?;
-        self.mark_parent(virq, nr, true);
+        self.record_parents(virq, nr);
         Ok(())
     }
 
-    /// Makes sure the parent levels this `alloc` allocates are tracked: allocates the bitmap,
-    /// before any parent level exists, so that `ENOMEM` leaves nothing behind.
-    fn track_parent(&self) -> Result {
-        let bitmap = match self.parent_allocated.take() {
-            Some(bitmap) => bitmap,
-            None => BitmapVec::new(self.nr as usize, GFP_KERNEL)?,
-        };
-        self.parent_allocated.set(Some(bitmap));
+    /// Before the parent allocates `virq..virq + nr` (a `check()`ed range): refuses interrupts
+    /// whose parent level this domain already allocated (`EBUSY`: a second allocation would
+    /// leave the first one's state behind in the parent), and makes room to record them, so
+    /// that `ENOMEM` comes before any parent level exists.
+    fn reserve_parents(&self, virq: u32, nr: u32) -> Result {
+        let mut parents = self.state().parents.lock();
+        if parents.iter().any(|v| (virq..virq + nr).contains(v)) {
+            return Err(EBUSY);
+        }
+        parents.reserve(nr as usize, GFP_KERNEL)?;
         Ok(())
     }
 
-    /// Records that the parent levels of `virq..virq + nr` (a `check()`ed range) were allocated
-    /// or freed.
-    fn mark_parent(&self, virq: u32, nr: u32, allocated: bool) {
-        if let Some(mut bitmap) = self.parent_allocated.take() {
-            for i in (virq - self.virq)..(virq - self.virq + nr) {
-                if allocated {
-                    bitmap.set_bit(i as usize);
-                } else {
-                    bitmap.clear_bit(i as usize);
+    /// Records that the parent allocated its levels of `virq..virq + nr`, in the room
+    /// [`Allocator::reserve_parents`] made.
+    fn record_parents(&self, virq: u32, nr: u32) {
+        let mut parents = self.state().parents.lock();
+        for v in virq..virq + nr {
+            // Allocations of a hierarchy are serialised (the root domain's mutex), so the room
+            // reserved before the parent was called is still there.
+            if parents.push_within_capacity(v).is_err() {
+                pr_err!("irq: parent level of irq {} not recorded\n", v);
+            }
+        }
+    }
+
+    /// Frees the parent levels of `virq..virq + nr` (a `check()`ed range) that this domain
+    /// allocated and has not freed, each once. The lock is not held across the parent's `free`,
+    /// which may be a Rust domain's taking its own.
+    fn free_parents(&self, virq: u32, nr: u32) {
+        let range = virq..virq + nr;
+        loop {
+            // Taken in batches, without allocating: freeing must not fail for want of memory.
+            let mut batch = [0u32; 16];
+            let mut n = 0;
+            {
+                let mut parents = self.state().parents.lock();
+                let mut i = 0;
+                while i < parents.len() && n < batch.len() {
+                    if range.contains(&parents[i]) {
+                        let last = parents.len() - 1;
+                        parents.swap(i, last);
+                        if let Some(v) = parents.pop() {
+                            batch[n] = v;
+                            n += 1;
+                        }
+                    } else {
+                        i += 1;
+                    }
                 }
             }
-            self.parent_allocated.set(Some(bitmap));
+            if n == 0 {
+                return;
+            }
+            for v in &batch[..n] {
+                // SAFETY: `self.domain` is live and has a parent, which allocated its level of
+                // `v` for this domain (recorded) and has not freed it (the record is taken once).
+                unsafe { bindings::irq_domain_free_irqs_parent(self.domain, *v, 1) };
+            }
+        }
+    }
+
+    /// Whether the parent levels of every interrupt of this allocation are allocated, in a
+    /// domain with a parent.
+    fn parents_complete(&self) -> bool {
+        // SAFETY: `self.domain` is live for the duration of the operation.
+        if unsafe { (*self.domain).parent }.is_null() {
+            return true;
+        }
+        let parents = self.state().parents.lock();
+        (self.virq..self.virq + self.nr).all(|v| parents.contains(&v))
+    }
+
+    /// Resets this level of `virq..virq + nr` (a `check()`ed range), as
+    /// `irq_domain_free_irqs_common()` does before it frees the parent's.
+    fn reset_level(&self, virq: u32, nr: u32) {
+        for v in virq..virq + nr {
+            // SAFETY: `self.domain` is live and `v` is being freed in it.
+            let d = unsafe { bindings::irq_domain_get_irq_data(self.domain, v) };
+            if !d.is_null() {
+                // SAFETY: `d` is this level's live `irq_data` of `v`.
+                unsafe { bindings::irq_domain_reset_irq_data(d) };
+            }
         }
     }
 
@@ -679,27 +744,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         if !boxed.is_empty() {
             release_after_grace_period::<T::OwnerModule>(boxed);
         }
-        let Some(bitmap) = self.parent_allocated.take() else {
-            return;
-        };
-        let len = bitmap.len();
-        let mut start = 0;
-        while start < len {
-            let Some(first) = bitmap.next_bit(start) else {
-                break;
-            };
-            let end = bitmap.next_zero_bit(first).unwrap_or(len);
-            // SAFETY: `self.domain` is live and has a parent (it allocated there), which
-            // allocated `virq + first..virq + end` in this `alloc` and has not freed them.
-            unsafe {
-                bindings::irq_domain_free_irqs_parent(
-                    self.domain,
-                    self.virq + first as u32,
-                    (end - first) as u32,
-                )
-            };
-            start = end;
-        }
+        self.free_parents(self.virq, self.nr);
     }
 
     /// Checks, once `alloc` succeeded, that the top-level chip of each interrupt this domain
@@ -768,14 +813,14 @@ impl<T: DomainOps> Allocator<'_, T> {
         if !self.parent_takes_msi_info() {
             return Err(EINVAL);
         }
-        self.track_parent()?;
+        self.reserve_parents(virq, nr)?;
         // SAFETY: `virq..virq + nr` are being allocated in the live `self.domain` (checked
         // above); its parent takes `msi_alloc_info_t` arguments (the flag, set at creation from
         // the parent's type), which `info` is.
         to_result(unsafe {
             bindings::irq_domain_alloc_irqs_parent(self.domain, virq, nr, info.as_raw().cast())
         })?;
-        self.mark_parent(virq, nr, true);
+        self.record_parents(virq, nr);
         Ok(())
     }
 
@@ -892,10 +937,9 @@ impl<T: DomainOps> Allocator<'_, T> {
     pub fn free_boxed(&self, virq: u32, nr: u32) -> Result {
         self.check(virq, nr, 0)?;
         let boxed = self.state().take_boxed(virq, nr);
-        // SAFETY: `virq..virq + nr` are being freed in the live `self.domain` (checked above):
-        // reset this level and free the parent's, as `irq_domain_free_irqs_common()` does.
-        unsafe { bindings::irq_domain_free_irqs_common(self.domain, virq, nr) };
-        self.mark_parent(virq, nr, false);
+        // Reset this level and free the parent's, as `irq_domain_free_irqs_common()` does.
+        self.reset_level(virq, nr);
+        self.free_parents(virq, nr);
         self.clear_masked_by_active(virq, nr);
         if !boxed.is_empty() {
             // The data's drop is code of `T`'s module: keep it loaded until it ran.
@@ -910,15 +954,15 @@ impl<T: DomainOps> Allocator<'_, T> {
     /// Returns `EINVAL` for interrupts outside the ones being freed.
     pub fn free_common(&self, virq: u32, nr: u32) -> Result {
         self.check(virq, nr, 0)?;
-        // SAFETY: `virq..virq + nr` are being freed in the live `self.domain` (checked above).
-        unsafe { bindings::irq_domain_free_irqs_common(self.domain, virq, nr) };
-        self.mark_parent(virq, nr, false);
+        self.reset_level(virq, nr);
+        self.free_parents(virq, nr);
         self.clear_masked_by_active(virq, nr);
         Ok(())
     }
 
     /// Frees the parent domain's levels of `nr` interrupts at `virq`, leaving this level to the
-    /// caller (`irq_domain_free_irqs_parent`).
+    /// caller (`irq_domain_free_irqs_parent`). Levels this domain did not allocate, or already
+    /// freed, are left alone.
     ///
     /// An `alloc` that fails after [`Allocator::alloc_parent`] need not call it: the parent
     /// levels it allocated and did not free (with this, [`Allocator::free_common`] or
@@ -932,9 +976,7 @@ impl<T: DomainOps> Allocator<'_, T> {
         if unsafe { (*self.domain).parent }.is_null() {
             return Err(ENODEV);
         }
-        // SAFETY: As in `free_common`; the parent allocated these interrupts with this level.
-        unsafe { bindings::irq_domain_free_irqs_parent(self.domain, virq, nr) };
-        self.mark_parent(virq, nr, false);
+        self.free_parents(virq, nr);
         Ok(())
     }
 }
@@ -951,6 +993,12 @@ struct DomainState {
     /// [`Allocator::free_boxed`] (or the domain's removal) releases it.
     #[pin]
     boxed: Mutex<KVec<BoxedData>>,
+    /// The interrupts whose parent levels this domain allocated ([`Allocator::alloc_parent`],
+    /// [`Allocator::alloc_parent_info`]) and has not freed. Each is freed once, by the `free`
+    /// trampoline if `DomainOps::free` left it: a parent keeps state that refers to the
+    /// interrupt's descriptor until then.
+    #[pin]
+    parents: Mutex<KVec<u32>>,
 }
 
 /// A state bit of an interrupt's `irq_data` that the domain allocating it sets
@@ -1067,7 +1115,7 @@ struct HostData<T> {
 impl DomainState {
     /// Allocates the state of a new domain.
     ///
-    /// Deliberately not generic: the lock classes of `owned` and `boxed` are defined by
+    /// Deliberately not generic: the lock classes of `owned`, `boxed` and `parents` are defined by
     /// `new_mutex!` here, once, in the `kernel` crate. Expanded in the generic
     /// `Domain::<T>::instantiate()`, its `static` key would still be one item, but its name (a
     /// `c_str!` constant) would be emitted by every crate that instantiates `Domain<T>` (e.g. the
@@ -1080,6 +1128,7 @@ impl DomainState {
             pin_init!(DomainState {
                 owned <- new_mutex!(KVec::new(), "irq_domain_owned"),
                 boxed <- new_mutex!(KVec::new(), "irq_domain_boxed"),
+                parents <- new_mutex!(KVec::new(), "irq_domain_parents"),
             }),
             GFP_KERNEL,
         )
@@ -1470,6 +1519,11 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         if msi_parent.is_some() && !T::HAS_SELECT {
             return Err(EOPNOTSUPP);
         }
+        // C asks a domain with `select` about every lookup (see `DomainOps::select`): only the
+        // `unsafe` constructors, which borrow a firmware node C knows, may create one.
+        if T::HAS_SELECT && matches!(node, Fwnode::Named(_)) {
+            return Err(EINVAL);
+        }
         let owner = ModuleRef::get(crate::module::this_module::<T::OwnerModule>())?;
         let state = DomainState::new()?;
         let data = KBox::pin_init(
@@ -1671,6 +1725,14 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         if virq == 0 {
             return Err(EINVAL);
         }
+        // SAFETY: `virq` was just returned by the core: it is mapped, its descriptor exists.
+        let top = unsafe { bindings::irq_get_irq_data(virq) };
+        // SAFETY: `top` is null or the live top-level `irq_data` of `virq`.
+        if top.is_null() || unsafe { (*top).domain } != self.as_raw() {
+            // Another domain answered the lookup (a C domain's `select`): not this domain's to
+            // own or dispose of.
+            return Err(EINVAL);
+        }
         if owned.contains(&virq) {
             // The core found an existing mapping after all: it has its owner.
             return Err(EBUSY);
@@ -1785,8 +1847,9 @@ unsafe fn dispose_all(domain: *mut bindings::irq_domain) -> Result {
     if unsafe { bindings::irq_domain_has_children(domain) } {
         // A Rust child borrows its parent: this is a C child, or a leaked Rust one. A C child
         // created after this check is not seen: C finds no domain of `new_linear()`,
-        // `new_tree()` or `new_hierarchy()` (their fwnodes are their own), and the callers of
-        // `new_msi_parent_on()` promise that nothing looks theirs up once it may be dropped.
+        // `new_tree()` or `new_hierarchy()` (their fwnodes are their own, and they have no
+        // `select`), and the callers of `new_msi_parent_on()` promise that nothing looks theirs
+        // up once it may be dropped.
         return Err(EBUSY);
     }
     let mut virqs = KVec::new();
@@ -2307,7 +2370,14 @@ impl<T: DomainOps> DomainVtable<T> {
             alloc.undo_failed_alloc();
             return Err(e);
         }
-        if let Err(e) = alloc.check_top_chips() {
+        let checked = if alloc.parents_complete() {
+            alloc.check_top_chips()
+        } else {
+            // A level below has no parent level for some interrupt (never allocated, or freed
+            // again): activating it would reach a parent without its state.
+            Err(EINVAL)
+        };
+        if let Err(e) = checked {
             // `alloc` succeeded for these interrupts of `d` (the function's safety
             // requirements): `free` undoes it, once per interrupt whose level exists, as
             // genirq's `irq_domain_free_irqs_hierarchy()` calls it.
@@ -2328,15 +2398,18 @@ impl<T: DomainOps> DomainVtable<T> {
     /// Only called by genirq as the operation of the same name in `Self::VTABLE`, for a
     /// domain created by [`Domain`] for `T`.
     unsafe extern "C" fn free(d: *mut bindings::irq_domain, virq: c_uint, nr: c_uint) {
+        let alloc = Allocator::<T>::new(d, virq, nr);
         if T::HAS_FREE {
             // SAFETY: As in `map`.
             let t = unsafe { host::<T>(d) };
-            t.free(&Allocator::new(d, virq, nr), virq, nr)
+            t.free(&alloc, virq, nr);
         } else {
             // `irq_domain_free_irqs_common()`, and the release of per-interrupt data. Cannot
             // fail: the range is the core's.
-            let _ = Allocator::<T>::new(d, virq, nr).free_boxed(virq, nr);
+            let _ = alloc.free_boxed(virq, nr);
         }
+        // The parent levels `free` left: genirq frees the descriptors next.
+        alloc.free_parents(virq, nr);
     }
 
     /// # Safety

@@ -48,7 +48,8 @@ mod tests {
     const OP_WAKE_OFF: u32 = 12;
     const OP_IPI_SINGLE: u32 = 13;
     const OP_IPI_MASK: u32 = 14;
-    /// Domain events, `controller id * 16 + op` as the chip's.
+    /// A domain's `activate`, recorded as a chip event (`controller id * 16 + op`); its
+    /// `deactivate` and `unmap` are the plain events below.
     const OP_ACTIVATE: u32 = 15;
     const DOM_DEACTIVATE: u32 = 200;
     const DOM_UNMAP: u32 = 201;
@@ -519,10 +520,10 @@ mod tests {
     }
 
     /// genirq reaches each life-cycle callback of a Rust chip and domain through its trampoline,
-    /// in place of its default: the domain's `activate` and the chip's `startup` at request, `mask_ack` in the level flow, `disable` and `enable`
-    /// for `disable_irq()`/`enable_irq()`, `set_wake`, the IPI senders where genirq has IPIs
-    /// (`GENERIC_IRQ_IPI`), `shutdown` and the domain's `deactivate` at free, and its `unmap`
-    /// when the mapping goes.
+    /// in place of its default: the domain's `activate` and the chip's `startup` at request,
+    /// `mask_ack` in the level flow, `disable` and `enable` for `disable_irq()`/`enable_irq()`,
+    /// `set_wake`, the IPI senders where genirq has IPIs (`GENERIC_IRQ_IPI`), `shutdown` and the
+    /// domain's `deactivate` at free, and its `unmap` when the mapping goes.
     #[test]
     fn life_cycle_callbacks() -> Result {
         let domain = Domain::new_linear(
@@ -572,15 +573,16 @@ mod tests {
         {
             reset_log();
             let desc = m.desc().as_raw();
-            // SAFETY: `desc` is the descriptor of a mapped interrupt with a Rust chip that has
-            // the IPI senders; CPU 0 is in its affinity mask (the default, every CPU).
+            // SAFETY: `desc` is `m`'s live descriptor; its chip has both IPI senders (C calls
+            // `ipi_send_mask` without a check when `ipi_send_single` is missing); CPU 0 is below
+            // `nr_cpu_ids`.
             to_result(unsafe { bindings::__ipi_send_single(desc, 0) })?;
             assert_eq!(domain.data().1.load(Relaxed), 0);
             // SAFETY: `__cpu_online_mask` is valid for the kernel's lifetime.
             let online = unsafe {
                 crate::cpumask::Cpumask::from_raw(&raw const bindings::__cpu_online_mask)
             };
-            // SAFETY: As above, for the online CPUs, a subset of the affinity mask.
+            // SAFETY: As above; `online` is a valid cpumask.
             to_result(unsafe { bindings::__ipi_send_mask(desc, online.as_raw()) })?;
             assert_eq!(domain.data().1.load(Relaxed), online.weight());
             assert_eq!(&log()[..], &[16 + OP_IPI_SINGLE, 16 + OP_IPI_MASK]);
@@ -2032,6 +2034,12 @@ mod tests {
         /// The parent level, then frees it again itself and fails with `EIO`, as a C driver's
         /// error path does.
         FreeThenFail,
+        /// The parent level twice (refused: `EBUSY`).
+        Twice,
+        /// The parent level and the chip, then frees both and returns success.
+        FreeThenOk,
+        /// As `ChipAfter`, but its `free` frees nothing, the parent's level included.
+        LeakOnFree,
     }
 
     impl<C> AsRef<SoftIrqc> for GpcChild<C> {
@@ -2086,8 +2094,11 @@ mod tests {
                 }
             }
             alloc.alloc_parent(virq, nr, &[hwirq as u32 + 16])?;
+            if self.2 == GpcAlloc::Twice {
+                alloc.alloc_parent(virq, nr, &[hwirq as u32 + 16])?;
+            }
             match self.2 {
-                GpcAlloc::ChipAfter => {
+                GpcAlloc::ChipAfter | GpcAlloc::Twice | GpcAlloc::LeakOnFree => {
                     for i in 0..nr {
                         alloc.set_hwirq_and_chip::<C>(virq + i, hwirq + i as usize)?;
                     }
@@ -2097,9 +2108,92 @@ mod tests {
                     alloc.free_common(virq, nr)?;
                     return Err(EIO);
                 }
+                GpcAlloc::FreeThenOk => {
+                    for i in 0..nr {
+                        alloc.set_hwirq_and_chip::<C>(virq + i, hwirq + i as usize)?;
+                    }
+                    alloc.free_common(virq, nr)?;
+                }
             }
             Ok(())
         }
+
+        fn free(&self, alloc: &crate::irq::Allocator<'_, Self>, virq: u32, nr: u32) {
+            if self.2 != GpcAlloc::LeakOnFree {
+                let _ = alloc.free_boxed(virq, nr);
+            }
+        }
+    }
+
+    /// A domain's parent levels are allocated once per interrupt and always freed, whatever its
+    /// `alloc` and `free` do: a parent (C's x86 vector domain, say) keeps state that refers to
+    /// the descriptor, which genirq frees next. A second allocation is refused, an `alloc` that
+    /// freed the parent's level again and returned success fails, and a `free` that leaves the
+    /// parent's level has it freed for it.
+    #[test]
+    fn parent_levels_stay_balanced() -> Result {
+        let parent = Domain::new_tree(
+            c"rust-soft-gic",
+            NR_ALL,
+            Ok::<_, Error>(HierParent(SoftIrqc::new(2), Atomic::new(0), Atomic::new(0))),
+        )?;
+        for mode in [GpcAlloc::Twice, GpcAlloc::FreeThenOk] {
+            let child = Domain::new_hierarchy(
+                c"rust-soft-gpc",
+                &parent,
+                32,
+                Ok::<_, Error>(GpcChild::<GpcEoiChip>(
+                    SoftIrqc::new(3),
+                    core::marker::PhantomData,
+                    mode,
+                )),
+            )?;
+            let held = parent.data().1.load(Relaxed);
+            // genirq reports any allocation error as "no mapping", hence `EINVAL`.
+            assert_eq!(child.create_fwspec_mapping(&[25]).err(), Some(EINVAL));
+            assert_eq!(parent.data().1.load(Relaxed), held);
+        }
+        let child = Domain::new_hierarchy(
+            c"rust-soft-gpc",
+            &parent,
+            32,
+            Ok::<_, Error>(GpcChild::<GpcEoiChip>(
+                SoftIrqc::new(3),
+                core::marker::PhantomData,
+                GpcAlloc::LeakOnFree,
+            )),
+        )?;
+        let held = parent.data().1.load(Relaxed);
+        let m = child.create_fwspec_mapping(&[25])?;
+        assert_eq!(parent.data().1.load(Relaxed), held + 1);
+        drop(m);
+        assert_eq!(parent.data().1.load(Relaxed), held);
+        Ok(())
+    }
+
+    /// Answers every lookup: C would map its interrupts and stack its domains here.
+    struct Selecting;
+
+    #[vtable]
+    impl DomainOps for Selecting {
+        fn map(&self, _mapper: &Mapper<'_, Self>, _hwirq: usize) -> Result {
+            Ok(())
+        }
+
+        fn select(&self, _fwspec: &FwSpec, _bus_token: bindings::irq_domain_bus_token) -> bool {
+            true
+        }
+    }
+
+    /// A domain with `select` on a fwnode of its own is refused: C asks every domain with
+    /// `select` about each lookup, for any node.
+    #[test]
+    fn select_needs_an_unsafe_constructor() -> Result {
+        assert_eq!(
+            Domain::new_tree(c"rust-soft-select", 8, Ok::<_, Error>(Selecting)).err(),
+            Some(EINVAL)
+        );
+        Ok(())
     }
 
     /// Strict flow under a GPC-shaped top chip (no `irq_ack`, no `irq_mask`/`irq_unmask`): its

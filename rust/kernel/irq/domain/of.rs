@@ -152,9 +152,19 @@ impl OfMapping {
 
 impl Drop for OfMapping {
     fn drop(&mut self) {
-        // SAFETY: `self.virq` is mapped and owned by `self` (type invariant); its handler, if
-        // any, was freed first (field order of `OfIrq`).
-        unsafe { bindings::irq_dispose_mapping(self.virq) };
+        // SAFETY: `self.virq` is mapped (type invariant).
+        if unsafe { bindings::irq_has_action(self.virq) } {
+            // Its own handler was freed first (field order of `OfIrq`): this is C's, which
+            // mapped the same interrupt meanwhile and shares it. Its descriptor must live on.
+            pr_err!(
+                "irq: leaking mapping of irq {}: it has an action\n",
+                self.virq
+            );
+        } else {
+            // SAFETY: `self.virq` is mapped and owned by `self` (type invariant), with no
+            // action left.
+            unsafe { bindings::irq_dispose_mapping(self.virq) };
+        }
         // SAFETY: `self.node` carries a reference (type invariant); putting its fwnode is
         // `of_node_put()`.
         unsafe { bindings::fwnode_handle_put(&raw mut (*self.node).fwnode) };
