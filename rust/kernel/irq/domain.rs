@@ -40,7 +40,11 @@ use crate::{
         rcu,
         Mutex, //
     },
-    types::Opaque, //
+    types::Opaque,
+    xarray::{
+        AllocKind,
+        XArray, //
+    },
 };
 
 mod module_ref;
@@ -51,6 +55,14 @@ use release::{
     drop_boxed,
     release_after_grace_period,
     BoxedData, //
+};
+
+#[cfg(CONFIG_OF)]
+mod of;
+#[cfg(CONFIG_OF)]
+pub use of::{
+    OfIrq,
+    OfThreadedIrq, //
 };
 
 #[cfg(CONFIG_GENERIC_MSI_IRQ)]
@@ -71,14 +83,6 @@ pub use x86::{
     PciRequester,
     VectorCfg,
     X86AllocType, //
-};
-
-#[cfg(CONFIG_OF)]
-mod of;
-#[cfg(CONFIG_OF)]
-pub use of::{
-    OfIrq,
-    OfThreadedIrq, //
 };
 
 /// The maximum number of cells of an interrupt specifier (`IRQ_DOMAIN_IRQ_SPEC_PARAMS`).
@@ -625,45 +629,54 @@ impl<T: DomainOps> Allocator<'_, T> {
         }
         // SAFETY: A non-null parent outlives its children (see `Domain`).
         let mut spec = FwSpec::new(unsafe { (*parent).fwnode }, params)?;
-        self.reserve_parents(virq, nr)?;
+        self.claim_parents(virq, nr)?;
         // SAFETY: `self.domain` is live, `virq..virq + nr` are being allocated in it (checked
         // above), and `spec` is the `irq_fwspec` argument the parent, a Rust domain with `alloc`
         // (checked by the flag above), expects.
-        to_result(unsafe {
+        let res = to_result(unsafe {
             bindings::irq_domain_alloc_irqs_parent(
                 self.domain,
                 virq,
                 nr,
                 core::ptr::from_mut(&mut spec.0).cast(),
             )
-        })?;
-        self.record_parents(virq, nr);
-        Ok(())
+        });
+        if res.is_err() {
+            self.unclaim_parents(virq, nr);
+        }
+        res
     }
 
-    /// Before the parent allocates `virq..virq + nr` (a `check()`ed range): refuses interrupts
-    /// whose parent level this domain already allocated (`EBUSY`: a second allocation would
-    /// leave the first one's state behind in the parent), and makes room to record them, so
+    /// Before the parent allocates `virq..virq + nr` (a `check()`ed range): records them,
+    /// refusing interrupts whose parent level this domain already allocated (`EBUSY`: a second
+    /// allocation would leave the first one's state behind in the parent). Allocates first, so
     /// that `ENOMEM` comes before any parent level exists.
-    fn reserve_parents(&self, virq: u32, nr: u32) -> Result {
+    fn claim_parents(&self, virq: u32, nr: u32) -> Result {
+        let mut records = KVec::with_capacity(nr as usize, GFP_KERNEL)?;
+        for v in virq..virq + nr {
+            records.push(KBox::new(v, GFP_KERNEL)?, GFP_KERNEL)?;
+        }
         let mut parents = self.state().parents.lock();
-        if parents.iter().any(|v| (virq..virq + nr).contains(v)) {
+        if (virq..virq + nr).any(|v| parents.get(v as usize).is_some()) {
             return Err(EBUSY);
         }
-        parents.reserve(nr as usize, GFP_KERNEL)?;
+        for (v, record) in (virq..).zip(records) {
+            if let Err(e) = parents.store(v as usize, record, GFP_KERNEL) {
+                for u in virq..v {
+                    drop(parents.remove(u as usize));
+                }
+                return Err(e.into());
+            }
+        }
         Ok(())
     }
 
-    /// Records that the parent allocated its levels of `virq..virq + nr`, in the room
-    /// [`Allocator::reserve_parents`] made.
-    fn record_parents(&self, virq: u32, nr: u32) {
+    /// Drops the records of `virq..virq + nr` (a `check()`ed range) after the parent refused
+    /// to allocate them.
+    fn unclaim_parents(&self, virq: u32, nr: u32) {
         let mut parents = self.state().parents.lock();
         for v in virq..virq + nr {
-            // Allocations of a hierarchy are serialised (the root domain's mutex), so the room
-            // reserved before the parent was called is still there.
-            if parents.push_within_capacity(v).is_err() {
-                pr_err!("irq: parent level of irq {} not recorded\n", v);
-            }
+            drop(parents.remove(v as usize));
         }
     }
 
@@ -671,34 +684,26 @@ impl<T: DomainOps> Allocator<'_, T> {
     /// allocated and has not freed, each once. The lock is not held across the parent's `free`,
     /// which may be a Rust domain's taking its own.
     fn free_parents(&self, virq: u32, nr: u32) {
-        let range = virq..virq + nr;
-        loop {
-            // Taken in batches, without allocating: freeing must not fail for want of memory.
-            let mut batch = [0u32; 16];
-            let mut n = 0;
-            {
-                let mut parents = self.state().parents.lock();
-                let mut i = 0;
-                while i < parents.len() && n < batch.len() {
-                    if range.contains(&parents[i]) {
-                        let last = parents.len() - 1;
-                        parents.swap(i, last);
-                        if let Some(v) = parents.pop() {
-                            batch[n] = v;
-                            n += 1;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-            }
-            if n == 0 {
-                return;
-            }
-            for v in &batch[..n] {
+        for v in virq..virq + nr {
+            let record = self.state().parents.lock().remove(v as usize);
+            if record.is_some() {
                 // SAFETY: `self.domain` is live and has a parent, which allocated its level of
-                // `v` for this domain (recorded) and has not freed it (the record is taken once).
-                unsafe { bindings::irq_domain_free_irqs_parent(self.domain, *v, 1) };
+                // `v` for this domain (recorded) and has not freed it (the record is taken
+                // once).
+                unsafe { bindings::irq_domain_free_irqs_parent(self.domain, v, 1) };
+            }
+        }
+    }
+
+    /// Drops records of `virq..virq + nr` left from an earlier interrupt: genirq is allocating
+    /// them, so no level of this domain exists for them. C frees `irq_data` without this
+    /// domain's `free` when it trims a hierarchy, or when a C child fails without freeing its
+    /// parent level.
+    fn drop_stale_parents(&self, virq: u32, nr: u32) {
+        let mut parents = self.state().parents.lock();
+        for v in virq..virq.saturating_add(nr) {
+            if parents.remove(v as usize).is_some() {
+                pr_warn!("irq: stale parent level record of irq {} dropped\n", v);
             }
         }
     }
@@ -711,7 +716,7 @@ impl<T: DomainOps> Allocator<'_, T> {
             return true;
         }
         let parents = self.state().parents.lock();
-        (self.virq..self.virq + self.nr).all(|v| parents.contains(&v))
+        (self.virq..self.virq + self.nr).all(|v| parents.get(v as usize).is_some())
     }
 
     /// Resets this level of `virq..virq + nr` (a `check()`ed range), as
@@ -813,15 +818,17 @@ impl<T: DomainOps> Allocator<'_, T> {
         if !self.parent_takes_msi_info() {
             return Err(EINVAL);
         }
-        self.reserve_parents(virq, nr)?;
+        self.claim_parents(virq, nr)?;
         // SAFETY: `virq..virq + nr` are being allocated in the live `self.domain` (checked
         // above); its parent takes `msi_alloc_info_t` arguments (the flag, set at creation from
         // the parent's type), which `info` is.
-        to_result(unsafe {
+        let res = to_result(unsafe {
             bindings::irq_domain_alloc_irqs_parent(self.domain, virq, nr, info.as_raw().cast())
-        })?;
-        self.record_parents(virq, nr);
-        Ok(())
+        });
+        if res.is_err() {
+            self.unclaim_parents(virq, nr);
+        }
+        res
     }
 
     /// Installs the chip `C` on `virq` at this level with per-interrupt chip data `data`, and a
@@ -994,11 +1001,11 @@ struct DomainState {
     #[pin]
     boxed: Mutex<KVec<BoxedData>>,
     /// The interrupts whose parent levels this domain allocated ([`Allocator::alloc_parent`],
-    /// [`Allocator::alloc_parent_info`]) and has not freed. Each is freed once, by the `free`
-    /// trampoline if `DomainOps::free` left it: a parent keeps state that refers to the
-    /// interrupt's descriptor until then.
+    /// [`Allocator::alloc_parent_info`]) and has not freed, by virq (an XArray: an ITS records
+    /// one per LPI). Each is freed once, by the `free` trampoline if `DomainOps::free` left it: a
+    /// parent keeps state that refers to the interrupt's descriptor until then.
     #[pin]
-    parents: Mutex<KVec<u32>>,
+    parents: XArray<KBox<u32>>,
 }
 
 /// A state bit of an interrupt's `irq_data` that the domain allocating it sets
@@ -1115,7 +1122,7 @@ struct HostData<T> {
 impl DomainState {
     /// Allocates the state of a new domain.
     ///
-    /// Deliberately not generic: the lock classes of `owned`, `boxed` and `parents` are defined by
+    /// Deliberately not generic: the lock classes of `owned` and `boxed` are defined by
     /// `new_mutex!` here, once, in the `kernel` crate. Expanded in the generic
     /// `Domain::<T>::instantiate()`, its `static` key would still be one item, but its name (a
     /// `c_str!` constant) would be emitted by every crate that instantiates `Domain<T>` (e.g. the
@@ -1128,7 +1135,7 @@ impl DomainState {
             pin_init!(DomainState {
                 owned <- new_mutex!(KVec::new(), "irq_domain_owned"),
                 boxed <- new_mutex!(KVec::new(), "irq_domain_boxed"),
-                parents <- new_mutex!(KVec::new(), "irq_domain_parents"),
+                parents <- XArray::new(AllocKind::Alloc),
             }),
             GFP_KERNEL,
         )
@@ -1306,6 +1313,7 @@ impl<T: DomainOps> Domain<'static, T> {
     /// successful return on, never (the domain is never removed); after an error it may be
     /// (the node of a flattened device tree is never freed; an irqchip fwnode of ACPI's is freed
     /// by its owner only if this failed). No other domain of the wired bus is created on it.
+    /// `T`'s [`DomainOps::select`], if any, answers only for this controller's specifiers.
     pub unsafe fn new_root(
         fwnode: *mut bindings::fwnode_handle,
         hwirq_max: usize,
@@ -1345,7 +1353,8 @@ impl<T: DomainOps> Domain<'static, T> {
     /// # Safety
     ///
     /// `fwnode` is a valid firmware node that is never freed once this succeeded (and may be
-    /// after an error); no other domain of `ops`' bus is created on it.
+    /// after an error); no other domain of `ops`' bus is created on it. `T`'s
+    /// [`DomainOps::select`], if any, answers only for this domain's children.
     #[cfg(CONFIG_GENERIC_MSI_IRQ)]
     #[cfg_attr(not(CONFIG_ARM_GIC_V3_RUST), allow(dead_code))] // Its first user is the GICv3 ITS.
     pub(crate) unsafe fn new_msi_parent<P: DomainOps>(
@@ -1522,6 +1531,11 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         // C asks a domain with `select` about every lookup (see `DomainOps::select`): only the
         // `unsafe` constructors, which borrow a firmware node C knows, may create one.
         if T::HAS_SELECT && matches!(node, Fwnode::Named(_)) {
+            return Err(EINVAL);
+        }
+        // One allocation argument type: a `T` with both would have specifiers read as
+        // `msi_alloc_info_t`.
+        if T::HAS_ALLOC && takes_msi_info::<T>() {
             return Err(EINVAL);
         }
         let owner = ModuleRef::get(crate::module::this_module::<T::OwnerModule>())?;
@@ -1725,10 +1739,17 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         if virq == 0 {
             return Err(EINVAL);
         }
-        // SAFETY: `virq` was just returned by the core: it is mapped, its descriptor exists.
-        let top = unsafe { bindings::irq_get_irq_data(virq) };
-        // SAFETY: `top` is null or the live top-level `irq_data` of `virq`.
-        if top.is_null() || unsafe { (*top).domain } != self.as_raw() {
+        let ours = {
+            // Another domain's mapping may be disposed of meanwhile: its descriptor is freed
+            // after a grace period.
+            let _rcu = rcu::read_lock();
+            // SAFETY: No requirements; the descriptor, if any, lives until the RCU unlock.
+            let top = unsafe { bindings::irq_get_irq_data(virq) };
+            // SAFETY: `top` is null or the top-level `irq_data` of `virq`, live until the RCU
+            // unlock.
+            !top.is_null() && unsafe { (*top).domain } == self.as_raw()
+        };
+        if !ours {
             // Another domain answered the lookup (a C domain's `select`): not this domain's to
             // own or dispose of.
             return Err(EINVAL);
@@ -2333,6 +2354,7 @@ impl<T: DomainOps> DomainVtable<T> {
                 return Err(EINVAL);
             }
             let alloc = Allocator::new(d, virq, nr);
+            alloc.drop_stale_parents(virq, nr);
             #[cfg(CONFIG_GENERIC_MSI_IRQ)]
             if T::HAS_ALLOC_INFO {
                 // SAFETY: A domain with `alloc_info` is allocated with `msi_alloc_info_t`

@@ -2148,10 +2148,12 @@ mod tests {
                     mode,
                 )),
             )?;
-            let held = parent.data().1.load(Relaxed);
+            let (held, allocs) = (parent.data().1.load(Relaxed), parent.data().2.load(Relaxed));
             // genirq reports any allocation error as "no mapping", hence `EINVAL`.
             assert_eq!(child.create_fwspec_mapping(&[25]).err(), Some(EINVAL));
             assert_eq!(parent.data().1.load(Relaxed), held);
+            // The second allocation never reached the parent.
+            assert_eq!(parent.data().2.load(Relaxed), allocs + 1);
         }
         let child = Domain::new_hierarchy(
             c"rust-soft-gpc",

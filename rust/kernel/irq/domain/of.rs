@@ -152,6 +152,7 @@ impl OfMapping {
 
 impl Drop for OfMapping {
     fn drop(&mut self) {
+        crate::task::might_sleep();
         // SAFETY: `self.virq` is mapped (type invariant).
         if unsafe { bindings::irq_has_action(self.virq) } {
             // Its own handler was freed first (field order of `OfIrq`): this is C's, which

@@ -41,7 +41,9 @@ impl<T: DomainOps> Domain<'static, T> {
     /// # Safety
     ///
     /// `fwnode` is a valid firmware node that outlives the domain (and may be freed after an
-    /// error); no other domain of `ops`' bus is created on it. The domain is dropped only when
+    /// error); no other domain of `ops`' bus is created on it. `T`'s [`DomainOps::select`]
+    /// answers only for the specifiers of devices whose interrupts the domain takes, which
+    /// allocate with `msi_alloc_info_t`. The domain is dropped only when
     /// nothing can find it any more (by `fwnode` or `ops`' bus token) to create a child domain
     /// on it: dropping refuses while a child is left, but cannot see one created meanwhile.
     pub unsafe fn new_msi_parent_on(
