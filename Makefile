@@ -63,7 +63,7 @@ help:
 	@echo "                and the directories it changes ([ARCH=...]; long, not in make test)"
 	@echo "make deb [DEB_CONFIG=test|debian]  Debian packages of the kernel and the status"
 	@echo "                tool in build/out/deb/ARCH-CONFIG/;  make deb-test: install them into"
-	@echo "                the workload root filesystem with dpkg and boot them (x86_64)"
+	@echo "                the workload root filesystem with dpkg and boot them ([ARCH=x86_64|arm64])"
 	@echo "make kmake T=...  kernel make targets in a configured build directory"
 	@echo "make clippy | fmt | fmtcheck | doc | series | checkpatch | clean | distclean"
 	@echo
@@ -304,16 +304,17 @@ distro-build: tree
 # build/out/deb/ARCH-CONFIG/
 # (scripts/deb.sh): DEB_CONFIG=test, the test kernel with modules (x86_64 unless ARCH=...), or
 # DEB_CONFIG=debian, Debian's configuration with irq_rs.config (after make distro-build).
-# make deb-test installs the x86_64 test packages into the workload root filesystem with dpkg and
-# boots them (tests/deb/check.sh).
+# make deb-test installs the test packages (x86_64, or ARCH=arm64) into the workload root
+# filesystem with dpkg and boots them (tests/deb/check.sh).
 DEB_CONFIG ?= test
 deb: ARCHES := $(if $(ARCH),$(ARCH),x86_64)
 deb: $(if $(filter test,$(DEB_CONFIG)),build,tree)
 	@for a in $(ARCHES); do KMAKE_VARS="$(KMAKE_VARS) CC=$(KCC) HOSTCC=$(KCC)" JOBS=$(JOBS) \
 		bash scripts/deb.sh $$a $(DEB_CONFIG) || exit 1; done
 
+deb-test: ARCHES := $(if $(ARCH),$(ARCH),x86_64)
 deb-test:
-	@bash tests/deb/check.sh x86_64
+	@for a in $(ARCHES); do bash tests/deb/check.sh $$a || exit 1; done
 
 # Run kernel make targets in an already configured build directory, e.g.
 # `make kmake ARCH=x86_64 T=prepare` (T defaults to vmlinux).

@@ -799,7 +799,7 @@ impl Gic {
             r.phys()
         );
         Self::enable_redist(r, true);
-        if self.nr_private > SPI_BASE && sysreg::read_ctlr() & ICC_CTLR_EXT_RANGE == 0 {
+        if self.nr_private > SPI_BASE && cpu_if.read_ctlr() & ICC_CTLR_EXT_RANGE == 0 {
             // C warns (`WARN()`) and goes on: the extended PPIs stay unused here anyway.
             pr_warn!(
                 "CPU{}: extended PPIs, but no extended range in the CPU interface\n",
@@ -815,7 +815,7 @@ impl Gic {
 
     /// `gic_cpu_sys_reg_init()`.
     fn sys_reg_init(&self, cpu: CpuId, cpu_if: &CpuIf) {
-        let pribits = ((sysreg::read_ctlr() >> ICC_CTLR_PRI_BITS_SHIFT) & 7) as u32 + 1;
+        let pribits = ((cpu_if.read_ctlr() >> ICC_CTLR_PRI_BITS_SHIFT) & 7) as u32 + 1;
         let group0 = has_group0(pribits, cpu_if);
         cpu_if.write_pmr(DEFAULT_PMR);
         // Firmware may leave BPR large enough to prevent preemption; 0 restores its reset value.
@@ -839,7 +839,7 @@ impl Gic {
         sysreg::isb();
         cpu_if.write_igrpen1(1);
         let rs = (cpu_affinity(cpu) & 0xf0) >> 4;
-        if rs != 0 && (!self.has_rss || sysreg::read_ctlr() & ICC_CTLR_RSS == 0) {
+        if rs != 0 && (!self.has_rss || cpu_if.read_ctlr() & ICC_CTLR_RSS == 0) {
             pr_crit!("CPU{} needs range selectors (RSS) for SGIs\n", cpu.as_u32());
         }
     }
@@ -848,9 +848,9 @@ impl Gic {
 /// Whether Group 0 is under the kernel's control (not EL3's) (`gic_has_group0()`): writing the
 /// highest non-zero priority to PMR reads back as 0 when `SCR_EL3.FIQ` shifts it.
 fn has_group0(pribits: u32, cpu_if: &CpuIf) -> bool {
-    let old = sysreg::read_pmr();
+    let old = cpu_if.read_pmr();
     cpu_if.write_pmr(1 << (8 - pribits));
-    let v = sysreg::read_pmr();
+    let v = cpu_if.read_pmr();
     cpu_if.write_pmr(old);
     v != 0
 }
@@ -1298,7 +1298,7 @@ fn probe(ctx: &Probe, node: RootNode<'_>, regions: Regions) -> Result<gic_v3::Pr
     }
     // Priorities (`gic_prio_init()`): with Group 0 under our control and security enabled, the
     // distributor sees the non-secure view: program the value shifted into it.
-    let pribits = ((sysreg::read_ctlr() >> ICC_CTLR_PRI_BITS_SHIFT) & 7) as u32 + 1;
+    let pribits = ((ctx.cpu_if().read_ctlr() >> ICC_CTLR_PRI_BITS_SHIFT) & 7) as u32 + 1;
     let group0 = has_group0(pribits, ctx.cpu_if());
     let ds = d.read(GICD_CTLR).ds();
     let prio = if group0 && !ds {

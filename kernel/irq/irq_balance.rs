@@ -612,9 +612,9 @@ struct IrqBalance {
 }
 
 impl kernel::Module for IrqBalance {
-    fn init(module: &'static ThisModule) -> Result<Self> {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
         // Claimed whether or not the balancer runs: no other code ever holds it.
-        let Some(placer) = Placer::claim(module) else {
+        let Some(placer) = Placer::claim::<LocalModule>() else {
             pr_err!("the placement capability is taken: no balancer\n");
             return Err(EBUSY);
         };

@@ -131,7 +131,12 @@ impl IrqData {
         if parent.is_null() {
             None
         } else {
-            // SAFETY: A non-null `parent_data` is valid for as long as this level is.
+            // SAFETY: The parent levels live while the interrupt is allocated: genirq frees
+            // them, at once, when it is disposed of (`irq_domain_free_irq_data()`). A reference
+            // to this level comes from the interrupt's owner, which keeps it allocated, or from
+            // a chip callback or a flow of the interrupt, which a disposal by a Rust owner waits
+            // for; a disposal by C relies on the interrupt's flows being done, as
+            // `irq_chip_eoi_parent()` does in C.
             Some(unsafe { Self::from_raw(parent) })
         }
     }

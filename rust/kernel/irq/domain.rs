@@ -276,9 +276,14 @@ pub trait DomainOps: Sized + Send + Sync + 'static {
     ///
     /// C asks every domain with `select` on each lookup, for any node (`irq_find_host()`,
     /// `irq_create_fwspec_mapping()`): a domain that answers could get C's mappings and child
-    /// domains, and specifiers where it allocates with `msi_alloc_info_t`. Only the `unsafe`
-    /// constructors, whose callers answer for what C finds, take a `T` with it; the others,
-    /// which create a named fwnode of their own, refuse it with `EINVAL`.
+    /// domains. Only the `unsafe` constructors, whose callers answer for what C finds, take a
+    /// `T` with it; the others, which create a named fwnode of their own, refuse it with
+    /// `EINVAL`.
+    ///
+    /// It is asked only about lookups whose domain is then given the arguments this domain
+    /// takes: for `DOMAIN_BUS_WIRED` (specifiers) if it implements [`DomainOps::alloc`] or
+    /// none, for any other bus (`msi_alloc_info_t`) if it implements `alloc_info`; the others
+    /// are answered `false` without asking it.
     ///
     /// Process context, the domain list's mutex held: must not sleep on genirq's locks.
     fn select(&self, _fwspec: &FwSpec, _bus_token: bindings::irq_domain_bus_token) -> bool {
@@ -1663,7 +1668,8 @@ impl<'p, T: DomainOps> Domain<'p, T> {
     /// Maps the interrupt of specifier `params`, calling [`DomainOps::xlate`] or
     /// [`DomainOps::translate`], then `map` or `alloc` (`irq_create_fwspec_mapping`).
     ///
-    /// Process context. Returns `EINVAL` if the specifier is refused or the mapping fails, and
+    /// Process context. Returns `EINVAL` if the specifier is refused, if C would map it in
+    /// another domain (whose `select` claims this domain's node), or if the mapping fails, and
     /// `EBUSY` if its hwirq is already mapped.
     pub fn create_fwspec_mapping(&self, params: &[u32]) -> Result<Mapping<'_>> {
         if takes_msi_info::<T>() {
@@ -1679,6 +1685,13 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         } else {
             *params.first().ok_or(EINVAL)? as usize
         };
+        // Refused up front if C would map it in another domain (a C domain's `select` claiming
+        // this domain's node, newer ones asked first): a mapping made there would not be this
+        // domain's to own, nor the caller's to dispose of. `map_owned` checks the result again,
+        // for a domain registered meanwhile.
+        if !self.finds_itself(&mut spec) {
+            return Err(EINVAL);
+        }
         // SAFETY: `spec` is a valid specifier for this domain's fwnode.
         self.map_owned(hwirq, || unsafe {
             bindings::irq_create_fwspec_mapping(&mut spec.0)
@@ -1726,6 +1739,23 @@ impl<'p, T: DomainOps> Domain<'p, T> {
         })
     }
 
+    /// Whether C looks this domain up for `spec`, as `irq_create_fwspec_mapping()` does
+    /// (`fwspec_to_domain()`: the wired bus, then any).
+    fn finds_itself(&self, spec: &mut FwSpec) -> bool {
+        let mut found = core::ptr::null_mut();
+        for bus in [
+            bindings::irq_domain_bus_token::DOMAIN_BUS_WIRED,
+            bindings::irq_domain_bus_token::DOMAIN_BUS_ANY,
+        ] {
+            // SAFETY: `spec` is a valid specifier. The result is only compared, never used.
+            found = unsafe { bindings::irq_find_matching_fwspec(&mut spec.0, bus) };
+            if !found.is_null() {
+                break;
+            }
+        }
+        found == self.as_raw()
+    }
+
     fn map_owned(&self, hwirq: usize, map: impl FnOnce() -> c_uint) -> Result<Mapping<'_>> {
         if hwirq >= self.hwirq_max {
             return Err(EINVAL);
@@ -1750,8 +1780,9 @@ impl<'p, T: DomainOps> Domain<'p, T> {
             !top.is_null() && unsafe { (*top).domain } == self.as_raw()
         };
         if !ours {
-            // Another domain answered the lookup (a C domain's `select`): not this domain's to
-            // own or dispose of.
+            // Another domain answered the lookup (a C domain's `select` registered since
+            // `finds_itself()`): not this domain's to own or dispose of, so it is left mapped
+            // there (leaked, if it is new).
             return Err(EINVAL);
         }
         if owned.contains(&virq) {
@@ -1954,6 +1985,9 @@ impl<'d> Mapping<'d> {
 
     /// Gives up ownership of the mapping without disposing of it, and returns its virq: the
     /// caller now disposes of it (`irq_dispose_mapping()`) before the domain goes, or leaks it.
+    /// Disposing of an interrupt of a hierarchy frees its parent levels at once: the caller
+    /// waits for flows that may still walk them, as the drop of a `Mapping` does (a grace period
+    /// after installing `handle_bad_irq`), or disposes of it only once it can no longer fire.
     ///
     /// Process context (a mutex).
     pub fn into_raw(self) -> u32 {
@@ -2066,7 +2100,8 @@ impl Drop for Mapping<'_> {
     ///
     /// An interrupt that still has an action (a registration or chained handler borrowed from
     /// the mapping and leaked) is not disposed of: its descriptor would be freed under the
-    /// action. The domain's removal refuses it in turn.
+    /// action. The domain's removal refuses it in turn. An interrupt of a hierarchy waits for
+    /// an RCU grace period first (see `quiesce_hierarchy()`): one per dropped mapping.
     fn drop(&mut self) {
         crate::task::might_sleep();
         // SAFETY: `self.virq` is mapped (type invariant).
@@ -2078,6 +2113,14 @@ impl Drop for Mapping<'_> {
             return;
         }
         let virq = self.virq;
+        // SAFETY: `virq` is mapped and owned by `self` only (type invariant).
+        if !unsafe { quiesce_hierarchy(virq) } {
+            pr_err!(
+                "irq: leaking mapping of irq {}: requested while it was disposed of\n",
+                virq
+            );
+            return;
+        }
         // Held across the disposal: a concurrent `map_owned` whose core call finds this mapping
         // still alive must see it owned.
         let mut owned = self.owned.lock();
@@ -2087,6 +2130,76 @@ impl Drop for Mapping<'_> {
         unsafe { bindings::irq_dispose_mapping(virq) };
         drop(owned);
     }
+}
+
+/// Makes the flows of `virq`, an interrupt about to be disposed of, end before its parent levels
+/// in a hierarchy are freed; `false` if it was requested meanwhile (then nothing has changed and
+/// it must not be disposed of).
+///
+/// genirq frees the parent levels' `irq_data` at once (`irq_domain_free_irq_data()`), with no
+/// grace period. `irq_domain_remove_irq()` installs `handle_bad_irq()` and waits for handlers in
+/// progress (`synchronize_irq()`) first, but not for a flow that found the interrupt and has not
+/// taken its lock yet (a chained handler injecting its hwirq with [`Domain::handle_irq`] on
+/// another CPU, say): `handle_fasteoi_irq()` loads the chip before the lock and, without an
+/// action, EOIs through it (`irq_chip_eoi_parent()`, [`IrqData::parent`](crate::irq::IrqData)),
+/// and the per-CPU flows take no lock. So `handle_bad_irq()` is installed here, under the lock
+/// (without the chip callbacks `irq_set_handler()` would make), and the flows already running
+/// are waited for: flow handlers run with interrupts disabled, an RCU read-side critical
+/// section. The interrupt is made unrequestable first (`IRQ_NOREQUEST`, as
+/// `irq_domain_remove_irq()` does), and if a request got in anyway (C mapping and requesting the
+/// same interrupt meanwhile), the flow handler and the flag are put back. Nothing is done for an
+/// interrupt of one level, whose `irq_data` is its descriptor's.
+///
+/// Process context; sleeps (a grace period) for an interrupt of a hierarchy.
+///
+/// # Safety
+///
+/// `virq` is allocated until the caller disposes of it.
+unsafe fn quiesce_hierarchy(virq: u32) -> bool {
+    #[cfg(CONFIG_IRQ_DOMAIN_HIERARCHY)]
+    {
+        // SAFETY: `virq` is allocated (the function's safety requirements).
+        let desc = unsafe { IrqDesc::from_raw(bindings::irq_to_desc(virq)) };
+        let top = desc.irq_data().as_raw();
+        // SAFETY: `top` is the descriptor's `irq_data`; the hierarchy does not change while the
+        // interrupt is allocated.
+        if unsafe { (*top).parent_data }.is_null() {
+            return true;
+        }
+        // `IRQ_*` status flags are the low bits of an `unsigned long`.
+        let noreq = bindings::IRQ_NOREQUEST;
+        // SAFETY: `virq` is allocated.
+        let had_noreq = unsafe { bindings::irq_check_status_bit(virq, noreq) };
+        // SAFETY: As above.
+        unsafe { bindings::irq_modify_status(virq, 0, noreq as c_ulong) };
+        let old = {
+            let _lock = desc.lock();
+            // SAFETY: `desc->lock` is held.
+            let old = unsafe { (*desc.as_raw()).handle_irq };
+            // SAFETY: `desc->lock` is held, as `irq_set_handler_locked()` requires;
+            // `handle_bad_irq()` is a flow handler that calls no chip callback.
+            unsafe { bindings::irq_set_handler_locked(top, Some(bindings::handle_bad_irq)) };
+            old
+        };
+        // SAFETY: Process context (the caller's drop).
+        unsafe { bindings::synchronize_rcu() };
+        // SAFETY: `virq` is allocated.
+        if unsafe { bindings::irq_has_action(virq) } {
+            {
+                let _lock = desc.lock();
+                // SAFETY: `desc->lock` is held; `old` was the interrupt's flow handler.
+                unsafe { bindings::irq_set_handler_locked(top, old) };
+            }
+            if !had_noreq {
+                // SAFETY: `virq` is allocated.
+                unsafe { bindings::irq_modify_status(virq, noreq as c_ulong, 0) };
+            }
+            return false;
+        }
+    }
+    #[cfg(not(CONFIG_IRQ_DOMAIN_HIERARCHY))]
+    let _ = virq;
+    true
 }
 
 /// A chained flow handler installed on a parent interrupt; dropping it uninstalls the handler
@@ -2337,6 +2450,21 @@ impl<T: DomainOps> DomainVtable<T> {
         })
     }
 
+    /// The `translate` of a domain that takes `msi_alloc_info_t`: `EINVAL`, no specifier maps
+    /// in it.
+    ///
+    /// # Safety
+    ///
+    /// Only called by genirq as `translate` in `Self::VTABLE`; it reads nothing.
+    unsafe extern "C" fn refuse_translate(
+        _d: *mut bindings::irq_domain,
+        _fwspec: *mut bindings::irq_fwspec,
+        _out_hwirq: *mut bindings::irq_hw_number_t,
+        _out_type: *mut c_uint,
+    ) -> c_int {
+        EINVAL.to_errno()
+    }
+
     /// # Safety
     ///
     /// Only called by genirq as the operation of the same name in `Self::VTABLE`, for a
@@ -2487,6 +2615,37 @@ impl<T: DomainOps> DomainVtable<T> {
         fwspec: *mut bindings::irq_fwspec,
         bus_token: bindings::irq_domain_bus_token,
     ) -> c_int {
+        // Only the lookups whose answer is then given the allocation arguments `alloc` or
+        // `alloc_info` takes. A domain found for `DOMAIN_BUS_WIRED` gets a specifier: the one
+        // `irq_create_fwspec_mapping()` maps, or its C children's (`irq_find_host()`). Those found
+        // for the MSI buses get `msi_alloc_info_t` (an IO-APIC's or HPET's parent is looked up
+        // for `DOMAIN_BUS_GENERIC_MSI`). The others (`DOMAIN_BUS_WAKEUP`, whose users pass
+        // specifiers, `DOMAIN_BUS_IPI`) are answered for no domain: what their C users pass is
+        // theirs to say. `DOMAIN_BUS_ANY` lookups never ask `select`; for them, an
+        // `alloc_info` domain refuses to translate (`VTABLE`).
+        use bindings::irq_domain_bus_token as Bus;
+        let answers = if takes_msi_info::<T>() {
+            matches!(
+                bus_token,
+                Bus::DOMAIN_BUS_GENERIC_MSI
+                    | Bus::DOMAIN_BUS_PCI_MSI
+                    | Bus::DOMAIN_BUS_PLATFORM_MSI
+                    | Bus::DOMAIN_BUS_NEXUS
+                    | Bus::DOMAIN_BUS_TI_SCI_INTA_MSI
+                    | Bus::DOMAIN_BUS_VMD_MSI
+                    | Bus::DOMAIN_BUS_PCI_DEVICE_MSI
+                    | Bus::DOMAIN_BUS_PCI_DEVICE_MSIX
+                    | Bus::DOMAIN_BUS_DMAR
+                    | Bus::DOMAIN_BUS_AMDVI
+                    | Bus::DOMAIN_BUS_DEVICE_MSI
+                    | Bus::DOMAIN_BUS_WIRED_TO_MSI
+            )
+        } else {
+            bus_token == Bus::DOMAIN_BUS_WIRED
+        };
+        if !answers {
+            return 0;
+        }
         // SAFETY: As in `map`.
         let t = unsafe { host::<T>(d) };
         // SAFETY: The core passes a valid specifier for the call.
@@ -2510,7 +2669,12 @@ impl<T: DomainOps> DomainVtable<T> {
         } else {
             None
         },
-        translate: if T::HAS_TRANSLATE {
+        // A domain that takes `msi_alloc_info_t` translates no specifier: the one caller of
+        // `translate`, `irq_create_fwspec_mapping()`, would pass the specifier to its `alloc`
+        // (found by its fwnode for `DOMAIN_BUS_ANY`, without `select`).
+        translate: if takes_msi_info::<T>() {
+            Some(Self::refuse_translate)
+        } else if T::HAS_TRANSLATE {
             Some(Self::translate)
         } else {
             None

@@ -2198,6 +2198,78 @@ mod tests {
         Ok(())
     }
 
+    /// The fwnode whose specifiers [`claiming_select`] claims (0: none).
+    static CLAIMED: Atomic<usize> = Atomic::new(0);
+
+    /// A C domain's `select` that claims the specifiers of the node in [`CLAIMED`], on any bus.
+    ///
+    /// # Safety
+    ///
+    /// Called by genirq with a valid specifier.
+    unsafe extern "C" fn claiming_select(
+        _d: *mut bindings::irq_domain,
+        fwspec: *mut bindings::irq_fwspec,
+        _bus_token: bindings::irq_domain_bus_token,
+    ) -> c_int {
+        let claimed = CLAIMED.load(Relaxed);
+        // SAFETY: genirq passes a valid specifier.
+        let node = unsafe { (*fwspec).fwnode } as usize;
+        c_int::from(claimed != 0 && node == claimed)
+    }
+
+    /// A specifier that C would map in another domain (a C domain whose `select` claims the
+    /// Rust domain's node) is refused, and no mapping is made in either domain: the other
+    /// domain's would have no owner. Once that domain is gone, the same specifier maps in the
+    /// Rust domain.
+    #[test]
+    fn fwspec_claimed_elsewhere_is_refused() -> Result {
+        static CLAIMING_OPS: bindings::irq_domain_ops = bindings::irq_domain_ops {
+            select: Some(claiming_select),
+            ..pin_init::zeroed()
+        };
+        let domain = soft_domain_named(c"rust-soft-claimed", 9)?;
+        // SAFETY: The domain is live.
+        let node = unsafe { (*domain.as_raw()).fwnode };
+        // SAFETY: A valid C string; the core copies it.
+        let fwnode =
+            unsafe { bindings::irq_domain_alloc_named_fwnode(c"rust-soft-claiming".as_char_ptr()) };
+        assert!(!fwnode.is_null());
+        let info = bindings::irq_domain_info {
+            fwnode,
+            hwirq_max: NR_ALL,
+            ops: &CLAIMING_OPS,
+            ..pin_init::zeroed()
+        };
+        CLAIMED.store(node as usize, Relaxed);
+        // SAFETY: `info` is fully initialised.
+        let other = crate::error::from_err_ptr(unsafe { bindings::irq_domain_instantiate(&info) });
+        let refused = other.map(|_| domain.create_fwspec_mapping(&[3]).err());
+        // SAFETY: Any domain may be looked up; `other`, if created, is live.
+        let made_there = other
+            .as_ref()
+            .map_or(0, |d| unsafe { bindings::irq_find_mapping(*d, 3) });
+        if let Ok(d) = other {
+            // SAFETY: `d` was created above; a mapping made there (if this test fails) is
+            // disposed of first, then its fwnode is unused.
+            unsafe {
+                if made_there != 0 {
+                    bindings::irq_dispose_mapping(made_there);
+                }
+                bindings::irq_domain_remove(d);
+            }
+        }
+        CLAIMED.store(0, Relaxed);
+        // SAFETY: No domain is on it any more.
+        unsafe { bindings::irq_domain_free_fwnode(fwnode) };
+        assert_eq!(refused?, Some(EINVAL));
+        assert_eq!(made_there, 0);
+        assert_eq!(domain.find_mapping(3), None);
+        // Its own again.
+        let m = domain.create_fwspec_mapping(&[3])?;
+        assert_eq!(domain.find_mapping(3), Some(m.irq()));
+        Ok(())
+    }
+
     /// Strict flow under a GPC-shaped top chip (no `irq_ack`, no `irq_mask`/`irq_unmask`): its
     /// `irq_eoi` is its own, not `irq_chip_eoi_parent()`, so the flow cannot know it only
     /// forwards (a child's EOI may clear a latch, say) and takes the fasteoi path: EOI once,

@@ -175,14 +175,15 @@ impl RequestId {
 pub struct Placer(());
 
 impl Placer {
-    /// Claims the capability for the code of `module`: `Some` the first time in the kernel's
-    /// lifetime, for code linked into the kernel image (a null `module`, as
-    /// [`built_in_module!`](crate::built_in_module) and built-in `module!`s have); `None` for a
-    /// loadable module, and after the first claim. Any context. The interrupt balancer's
-    /// initcall is the first caller.
-    pub fn claim(module: &'static ThisModule) -> Option<Self> {
+    /// Claims the capability for the code of module `M` (the caller's `crate::LocalModule`,
+    /// which `module!` or [`built_in_module!`](crate::built_in_module) defines: a type, as for
+    /// every pin on a caller's module): `Some` the first time in the kernel's lifetime, for code
+    /// linked into the kernel image (a null `THIS_MODULE`, as `built_in_module!` and built-in
+    /// `module!`s have); `None` for a loadable module, and after the first claim. Any context.
+    /// The interrupt balancer's initcall is the first caller.
+    pub fn claim<M: crate::ModuleMetadata>() -> Option<Self> {
         static CLAIMED: AtomicBool = AtomicBool::new(false);
-        if !module.as_ptr().is_null() {
+        if !crate::module::this_module::<M>().as_ptr().is_null() {
             return None;
         }
         // INVARIANT: Made at most once: the flag is never cleared.

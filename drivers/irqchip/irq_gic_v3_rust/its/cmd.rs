@@ -246,7 +246,14 @@ impl Command {
         field(self.raw[0], 7, 0) as u8
     }
 
-    /// The four doublewords, in CPU order.
+    /// The four doublewords, in CPU order. For the KUnit suite.
+    #[cfg_attr(
+        not(any(
+            CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "y",
+            all(MODULE, CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "m")
+        )),
+        allow(dead_code)
+    )]
     pub(crate) fn raw(&self) -> [u64; 4] {
         self.raw
     }
@@ -318,7 +325,14 @@ impl CmdQueue {
         })
     }
 
-    /// The number of slots.
+    /// The number of slots. For the KUnit suite.
+    #[cfg_attr(
+        not(any(
+            CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "y",
+            all(MODULE, CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "m")
+        )),
+        allow(dead_code)
+    )]
     pub(crate) fn slots(&self) -> usize {
         self.slots
     }

@@ -150,7 +150,14 @@ impl LpiRanges {
         Ok(())
     }
 
-    /// Free LPIs in all.
+    /// Free LPIs in all. For the KUnit suite.
+    #[cfg_attr(
+        not(any(
+            CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "y",
+            all(MODULE, CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "m")
+        )),
+        allow(dead_code)
+    )]
     pub(crate) fn free_count(&self) -> u64 {
         self.free.iter().map(|r| u64::from(r.span)).sum()
     }

@@ -25,7 +25,15 @@ use kernel::prelude::*;
 /// The most INTID bits LPIs get (`ITS_MAX_LPI_NRBITS`: 64K INTIDs).
 const MAX_LPI_BITS: u32 = 16;
 
-/// The default LPI priority (`LPI_PROP_DEFAULT_PRIO`, `GICD_INT_DEF_PRI`).
+/// The default LPI priority (`LPI_PROP_DEFAULT_PRIO`, `GICD_INT_DEF_PRI`), which the KUnit suite
+/// checks the encoding of.
+#[cfg_attr(
+    not(any(
+        CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "y",
+        all(MODULE, CONFIG_ARM_GIC_V3_RUST_ITS_KUNIT_TEST = "m")
+    )),
+    allow(dead_code)
+)]
 pub(crate) const DEFAULT_PRIO: u8 = 0xa0;
 
 /// The size of the LPI tables of a GIC.

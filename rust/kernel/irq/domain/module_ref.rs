@@ -15,6 +15,13 @@ use crate::{
 /// loaded instead of leaving genirq with pointers into unloaded code. For the kernel image (a
 /// null module) it is free.
 ///
+/// Dropping the last reference returns into the code that dropped its owner, which may be the
+/// module's own (a driver dropping its [`Domain`](super::Domain) or
+/// [`Chained`](super::Chained)). As for C code that calls `module_put()` on its own module, that
+/// code runs where the module's exit waits for it (its driver's unbind, a work item the exit
+/// cancels, the exit itself), so the module's text outlives the return. Calls queued for a module
+/// drop their reference from the kernel's own code instead (`smp::call_on_nowait()`).
+///
 /// # Invariants
 ///
 /// `self.0` is null or a module whose reference count `self` holds one reference of.

@@ -13,8 +13,12 @@ pub struct MsiAllocInfo(Opaque<bindings::msi_alloc_info_t>);
 impl MsiAllocInfo {
     /// An allocation argument for interrupts routed to the CPUs of `affinity`, or anywhere
     /// (`init_irq_alloc_info()`).
+    ///
+    /// The argument keeps a pointer to the mask, which the vector domain reads when an
+    /// allocation uses it (`assign_irq_vector_policy()`), so the mask is `'static`: a constant
+    /// one (`cpumask_of()`'s, say).
     #[cfg(CONFIG_X86)]
-    pub fn new(affinity: Option<&crate::cpumask::Cpumask>) -> Self {
+    pub fn new(affinity: Option<&'static crate::cpumask::Cpumask>) -> Self {
         let info = Self(Opaque::zeroed());
         let mask = affinity.map_or(core::ptr::null(), |m| m.as_raw().cast_const());
         // SAFETY: `info.0` is writable storage for an `irq_alloc_info`; `mask` is a valid cpumask

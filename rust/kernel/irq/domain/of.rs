@@ -102,6 +102,13 @@ impl OfMapping {
             // SAFETY: `node` carries the reference taken above (`of_node_put()`).
             unsafe { bindings::fwnode_handle_put(fwnode) }
         });
+        // Only the platform's interrupt controller, whose domain is never removed: another
+        // controller's (a GPIO expander's, say) goes with its driver's unbind, disposing of its
+        // mappings, this one's included, under it, and the domain is used below and by the
+        // mapping without a reference on it (C consumers have a device link instead).
+        if !is_root_intc(node) {
+            return Err(EINVAL);
+        }
         let mut spec = FwSpec::new(fwnode, params)?;
         // The domain `irq_create_fwspec_mapping()` will use: the wired one, else any.
         // SAFETY: `spec` is a valid specifier.
@@ -123,10 +130,9 @@ impl OfMapping {
         if d.is_null() {
             return Err(ENODEV);
         }
-        // SAFETY: `d` was just found live; like `irq_create_fwspec_mapping()`, this relies on
-        // the controller's domain not being removed meanwhile (a device-tree interrupt
-        // controller's domain lives as long as its interrupts are used). `translate` only reads
-        // the specifier.
+        // SAFETY: `d` was just found live and is a domain of the root interrupt controller's node
+        // (checked above; C would not find a removed domain), which is never removed.
+        // `translate` only reads the specifier.
         let translate = unsafe { (*(*d).ops).translate }.ok_or(EINVAL)?;
         let (mut hwirq, mut ty) = (0, 0);
         // SAFETY: As above; the outputs are valid for writes.
@@ -148,6 +154,39 @@ impl OfMapping {
         // carries a reference.
         Ok(Self { virq, node })
     }
+}
+
+/// Whether `node` is the platform's interrupt controller: the interrupt parent of the tree's root
+/// (`of_irq_find_parent(of_root)`), a root interrupt controller (`IRQCHIP_DECLARE()`), whose
+/// domain is never removed.
+fn is_root_intc(node: *mut bindings::device_node) -> bool {
+    // SAFETY: `of_root` is written once, when the tree is unflattened, before modules and
+    // initcalls run; null without a device tree.
+    let root = unsafe { core::ptr::read_volatile(&raw const bindings::of_root) };
+    if root.is_null() {
+        return false;
+    }
+    let mut len: c_int = 0;
+    // SAFETY: `root` is the live root node (never freed); `len` is valid for writes.
+    let prop =
+        unsafe { bindings::of_get_property(root, c"interrupt-parent".as_char_ptr(), &mut len) }
+            .cast::<u32>();
+    // A phandle is one cell; a shorter property (a malformed tree) is not one.
+    if prop.is_null() || len < 4 {
+        return false;
+    }
+    // SAFETY: `prop` points to `len` (at least 4) bytes of the property's value, which lives as
+    // long as the node; a 32-bit big-endian cell, possibly unaligned.
+    let phandle = u32::from_be(unsafe { prop.read_unaligned() });
+    // SAFETY: No requirements; the returned node, if any, carries a reference, put below.
+    let parent = unsafe { bindings::of_find_node_by_phandle(phandle) };
+    if parent.is_null() {
+        return false;
+    }
+    // SAFETY: `parent` carries the reference taken above; putting its fwnode is
+    // `of_node_put()`.
+    unsafe { bindings::fwnode_handle_put(&raw mut (*parent).fwnode) };
+    parent == node
 }
 
 impl Drop for OfMapping {
@@ -180,10 +219,14 @@ impl<T: crate::irq::Handler + 'static> OfIrq<T> {
     /// `crate::LocalModule`, which `module!` or `kernel::built_in_module!()` defines): leaked
     /// (`mem::forget`), it keeps the interrupt, its handler and the module.
     ///
+    /// Only the platform's interrupt controller is served (the interrupt parent of the device
+    /// tree's root: a GIC, say), whose domain is never removed; another controller's goes with
+    /// its driver, under the interrupt.
+    ///
     /// Process context. Returns `ENODEV` without such a node or domain or for a module being
-    /// unloaded, `EBUSY` if the interrupt is already mapped (its owner would lose it on drop),
-    /// `EINVAL` if the controller refuses the specifier, `ENOMEM`, or the error of
-    /// `request_irq()` or of the initialiser.
+    /// unloaded, `EINVAL` for a node that is not the platform's interrupt controller or a
+    /// specifier the controller refuses, `EBUSY` if the interrupt is already mapped (its owner
+    /// would lose it on drop), `ENOMEM`, or the error of `request_irq()` or of the initialiser.
     pub fn request<M: crate::ModuleMetadata>(
         compatible: &CStr,
         params: &[u32],

@@ -39,8 +39,12 @@ impl BoxedData {
 
 /// Per-interrupt data taken from the registry, dropped once no CPU can be in a chip callback
 /// with it: a flow handler that loaded the chip before the interrupt's reset may still be in one,
-/// and flow handlers run with interrupts disabled, an RCU read-side critical section. Dropping it
-/// waits for the grace period (process context); `_owner` goes last.
+/// and flow handlers run with interrupts disabled, an RCU read-side critical section. The chip
+/// callbacks that run outside a flow are done by then too: those of activation and affinity
+/// (`irq_compose_msi_msg`, `irq_set_affinity`) run with the descriptor lock held, interrupts
+/// disabled, or within an MSI allocation, before anything can free the interrupt; the IPI
+/// senders with preemption disabled, also a read-side critical section. Dropping it waits for
+/// the grace period (process context); `_owner` goes last.
 struct DeferredRelease {
     boxed: KVec<BoxedData>,
     _owner: Option<ModuleRef>,

@@ -4,8 +4,7 @@
 //!
 //! Three kinds of access:
 //!
-//! - The reads (`ICC_CTLR_EL1`, `ICC_PMR_EL1`) and the barriers: free functions, without side
-//!   effects on interrupt delivery.
+//! - The barriers: free functions, without side effects on interrupt delivery.
 //! - The interrupt path's (acknowledge, priority drop, deactivation, SGI generation): methods
 //!   of [`RootIf`], which only the GIC driver gets (its root handler's entry point lends it,
 //!   its probe hands it out for its chips' `irq_eoi` and `ipi_send_mask`). None writes memory
@@ -147,20 +146,6 @@ impl RootIf {
     }
 }
 
-/// Reads `ICC_CTLR_EL1` (priority bits, RSS, EOImode).
-#[inline]
-pub fn read_ctlr() -> u64 {
-    // SAFETY: Reading the control register has no side effect.
-    unsafe { mrs!("S3_0_C12_C12_4") }
-}
-
-/// Reads `ICC_PMR_EL1`, the priority mask.
-#[inline]
-pub fn read_pmr() -> u64 {
-    // SAFETY: Reading the priority mask has no side effect.
-    unsafe { mrs!("S3_0_C4_C6_0") }
-}
-
 /// The configuration of the current CPU's GIC CPU interface, owned by the GIC driver: the
 /// registers only the driver's per-CPU setup may write.
 ///
@@ -190,6 +175,24 @@ impl CpuIf {
         unsafe { crate::bindings::lockdep_assert_irqs_disabled() };
         // INVARIANT: The caller guarantees them for `'a`.
         OWNED
+    }
+
+    /// Reads `ICC_CTLR_EL1` (priority bits, RSS, EOImode).
+    ///
+    /// A method of the owner of the CPU interface, as the writes are: the register exists only
+    /// on a CPU with the GICv3 system register interface (a GICv2 machine's CPUs trap on it).
+    #[inline]
+    pub fn read_ctlr(&self) -> u64 {
+        // SAFETY: Reading the control register has no side effect; the CPU interface's system
+        // registers are there, their driver owns it (type invariant).
+        unsafe { mrs!("S3_0_C12_C12_4") }
+    }
+
+    /// Reads `ICC_PMR_EL1`, the priority mask. As [`CpuIf::read_ctlr`], for its owner.
+    #[inline]
+    pub fn read_pmr(&self) -> u64 {
+        // SAFETY: As in `read_ctlr`.
+        unsafe { mrs!("S3_0_C4_C6_0") }
     }
 
     /// Writes `ICC_CTLR_EL1`, then `isb` (`gic_write_ctlr()`).
