@@ -2243,7 +2243,8 @@ mod tests {
         CLAIMED.store(node as usize, Relaxed);
         // SAFETY: `info` is fully initialised.
         let other = crate::error::from_err_ptr(unsafe { bindings::irq_domain_instantiate(&info) });
-        let refused = other.map(|_| domain.create_fwspec_mapping(&[3]).err());
+        // Hwirq 3, level-high: a specifier the Rust domain translates.
+        let refused = other.map(|_| domain.create_fwspec_mapping(&[3, 4]).err());
         // SAFETY: Any domain may be looked up; `other`, if created, is live.
         let made_there = other
             .as_ref()
@@ -2265,7 +2266,7 @@ mod tests {
         assert_eq!(made_there, 0);
         assert_eq!(domain.find_mapping(3), None);
         // Its own again.
-        let m = domain.create_fwspec_mapping(&[3])?;
+        let m = domain.create_fwspec_mapping(&[3, 4])?;
         assert_eq!(domain.find_mapping(3), Some(m.irq()));
         Ok(())
     }
