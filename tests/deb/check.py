@@ -15,22 +15,25 @@ unloaded; the architecture's built-in suites ran at boot and the suites of its K
 loaded, all passed, and no test failed; the status tool exited 0 and reports the architecture's
 Rust paths live; and the log has no kernel splat (tests/check-splats.py).
 
-  x86_64  built in: x86_apic_eoi_rust; modules: rust_vtd_irte, rust_vtd_irte_table,
-          rust_irq_balance; Rust: the local-APIC EOI (apic-eoi), VT-d remapping (intr-remap)
-  arm64   built in: rust_gicv3; modules: rust_gicv3_its_cmd, rust_gicv3_its_lpi,
-          rust_gicv3_its_rdist, rust_gicv3_its_tables, rust_irq_balance; Rust: the GICv3 root
-          (gicv3-root) and its ITS (its)
+  x86_64  built in: x86_apic_eoi_rust; modules irq_remapping_rust_kunit (rust_vtd_irte,
+          rust_vtd_irte_table) and irq_balance_policy_kunit (rust_irq_balance); Rust: the
+          local-APIC EOI (apic-eoi), VT-d remapping (intr-remap)
+  arm64   built in: rust_gicv3; module irq_gic_v3_rust_its_kunit (rust_gicv3_its_cmd,
+          rust_gicv3_its_lpi, rust_gicv3_its_rdist, rust_gicv3_its_tables; the arm64 test
+          kernel has no balancer); Rust: the GICv3 root (gicv3-root) and its ITS (its)
 """
 
-# Per architecture: the suites built in, those of the KUnit modules, the status components that
-# must say rust.
+# Per architecture: the suites built in, the KUnit modules, their suites, the status components
+# that must say rust.
 EXPECT = {
     'x86_64': (('x86_apic_eoi_rust',),
+               ('irq_balance_policy_kunit', 'irq_remapping_rust_kunit'),
                ('rust_vtd_irte', 'rust_vtd_irte_table', 'rust_irq_balance'),
                ('apic-eoi', 'intr-remap')),
     'arm64': (('rust_gicv3',),
+              ('irq_gic_v3_rust_its_kunit',),
               ('rust_gicv3_its_cmd', 'rust_gicv3_its_lpi', 'rust_gicv3_its_rdist',
-               'rust_gicv3_its_tables', 'rust_irq_balance'),
+               'rust_gicv3_its_tables'),
               ('gicv3-root', 'its')),
 }
 import os
@@ -45,7 +48,7 @@ def main():
         print(__doc__.strip().split('\n\n')[1], file=sys.stderr)
         return 2
     path, rel, root = sys.argv[1:4]
-    builtin, modular, rust = EXPECT[sys.argv[4] if len(sys.argv) == 5 else 'x86_64']
+    builtin, kunit_mods, modular, rust = EXPECT[sys.argv[4] if len(sys.argv) == 5 else 'x86_64']
     log = open(path, errors='replace').read().replace('\r', '')
     bad = []
 
@@ -64,7 +67,8 @@ def main():
     samples = sorted(n for d, n in mods if '/samples/rust' in d)
     kunit = sorted(n for d, n in mods if n.endswith('_kunit'))
     want(len(samples) > 0, f"the package installed sample modules ({', '.join(samples) or 'none'})")
-    want(len(kunit) == 2, f"the package installed the two KUnit modules ({', '.join(kunit) or 'none'})")
+    want(kunit == sorted(kunit_mods),
+         f"the package installed the KUnit modules {', '.join(kunit_mods)} ({', '.join(kunit) or 'none'})")
     for n in kunit + samples:
         ins = re.search(rf'^@@@ insmod {n} (\d+)', log, re.M)
         rm = re.search(rf'^@@@ rmmod {n} (\d+)', log, re.M)
