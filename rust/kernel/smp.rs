@@ -304,9 +304,9 @@ pub fn is_idle_task() -> bool {
 /// takes the interrupt and runs `scheduler_ipi()`, which only checks whether it should
 /// schedule, so a spurious one is harmless. Benchmarks use it as an IPI to self.
 ///
-/// Any context but NMI: the send runs with interrupts disabled, which holds off the stop-machine step
-/// that takes a CPU offline, so `cpu` cannot go offline between the check and the send (an IPI
-/// to an offline CPU is a warning on x86). Returns `ENXIO` if `cpu` is offline.
+/// Any context but NMI: the send runs with interrupts disabled, which holds off the
+/// stop-machine step that takes a CPU offline, so `cpu` cannot go offline between the check and
+/// the send (an IPI to an offline CPU is a warning on x86). Returns `ENXIO` if `cpu` is offline.
 ///
 /// # Examples
 ///
