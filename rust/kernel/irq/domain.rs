@@ -1742,18 +1742,7 @@ impl<'p, T: DomainOps> Domain<'p, T> {
     /// Whether C looks this domain up for `spec`, as `irq_create_fwspec_mapping()` does
     /// (`fwspec_to_domain()`: the wired bus, then any).
     fn finds_itself(&self, spec: &mut FwSpec) -> bool {
-        let mut found = core::ptr::null_mut();
-        for bus in [
-            bindings::irq_domain_bus_token::DOMAIN_BUS_WIRED,
-            bindings::irq_domain_bus_token::DOMAIN_BUS_ANY,
-        ] {
-            // SAFETY: `spec` is a valid specifier. The result is only compared, never used.
-            found = unsafe { bindings::irq_find_matching_fwspec(&mut spec.0, bus) };
-            if !found.is_null() {
-                break;
-            }
-        }
-        found == self.as_raw()
+        fwspec_domain(spec) == self.as_raw()
     }
 
     fn map_owned(&self, hwirq: usize, map: impl FnOnce() -> c_uint) -> Result<Mapping<'_>> {
@@ -2130,6 +2119,24 @@ impl Drop for Mapping<'_> {
         unsafe { bindings::irq_dispose_mapping(virq) };
         drop(owned);
     }
+}
+
+/// The domain C maps the specifier `spec` in (`fwspec_to_domain()` for a specifier with a fwnode:
+/// the wired bus, then any), null if none. No reference is taken on it: the caller answers for
+/// its use, or only compares it.
+fn fwspec_domain(spec: &mut FwSpec) -> *mut bindings::irq_domain {
+    let mut found = core::ptr::null_mut();
+    for bus in [
+        bindings::irq_domain_bus_token::DOMAIN_BUS_WIRED,
+        bindings::irq_domain_bus_token::DOMAIN_BUS_ANY,
+    ] {
+        // SAFETY: `spec` is a valid specifier.
+        found = unsafe { bindings::irq_find_matching_fwspec(&mut spec.0, bus) };
+        if !found.is_null() {
+            break;
+        }
+    }
+    found
 }
 
 /// Makes the flows of `virq`, an interrupt about to be disposed of, end before its parent levels

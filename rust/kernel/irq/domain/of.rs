@@ -110,23 +110,8 @@ impl OfMapping {
             return Err(EINVAL);
         }
         let mut spec = FwSpec::new(fwnode, params)?;
-        // The domain `irq_create_fwspec_mapping()` will use: the wired one, else any.
-        // SAFETY: `spec` is a valid specifier.
-        let mut d = unsafe {
-            bindings::irq_find_matching_fwspec(
-                &mut spec.0,
-                bindings::irq_domain_bus_token::DOMAIN_BUS_WIRED,
-            )
-        };
-        if d.is_null() {
-            // SAFETY: As above.
-            d = unsafe {
-                bindings::irq_find_matching_fwspec(
-                    &mut spec.0,
-                    bindings::irq_domain_bus_token::DOMAIN_BUS_ANY,
-                )
-            };
-        }
+        // The domain `irq_create_fwspec_mapping()` will use.
+        let d = fwspec_domain(&mut spec);
         if d.is_null() {
             return Err(ENODEV);
         }
